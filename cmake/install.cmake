@@ -1,0 +1,26 @@
+# Install: library, public header, tools, scripts, presets, CMake package
+# config (find_package(harmonize)) and a pkg-config file.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS harmonize EXPORT harmonizeTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/harmonize DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/harmonize-run ${PROJECT_SOURCE_DIR}/scripts/harmonize-ab
+  DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/harmonize_ab DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/python
+  OPTIONAL FILES_MATCHING PATTERN "*.py")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/ DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/config
+  FILES_MATCHING PATTERN "*.env")
+
+install(EXPORT harmonizeTargets NAMESPACE harmonize:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/harmonizeConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/harmonizeConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/harmonizeConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/harmonizeConfig.cmake ${PROJECT_BINARY_DIR}/harmonizeConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/harmonize.pc.in ${PROJECT_BINARY_DIR}/harmonize.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/harmonize.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

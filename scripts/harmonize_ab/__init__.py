@@ -1,0 +1,1 @@
+"""harmonize-ab: A/B comparison runs of MPI benchmarks with libharmonize preloaded."""

@@ -1,0 +1,208 @@
+"""Command line of harmonize-ab."""
+import argparse
+import shlex
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from . import plots, runner, stats, tables
+from .parsing import ParseError
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
+
+DESCRIPTION = """\
+Run an MPI benchmark several times with libharmonize preloaded, alternating
+sides A (HARMONIZE_MODE=observe: native barrier, exit skew measured) and
+B (harmonize: harmonized barrier), optionally C (off), interleaved A B A B ...
+Parses OSU 7.x collective output (default and -f, osu_barrier), IMB-MPI1
+tables and harmonize-example; prints median and spread per size and side,
+delta = t_A / t_B and whether it exceeds run-to-run noise, and the library's
+statistics per side; writes table.txt, results.csv, library.csv,
+summary.json and PNG plots into the output directory."""
+
+EPILOG = """\
+examples:
+  harmonize-ab -n 5 -- mpiexec -n 2 build/bin/harmonize-example -f
+  harmonize-ab -n 5 --sides A,B,C -o out -- mpiexec -n 4 ./osu_allreduce -f
+  harmonize-ab -o out --resume -n 10 -- mpiexec -n 4 ./osu_allreduce -f   (5 more runs per side)
+  harmonize-ab -o out --aggregate                                         (recompute outputs only)
+
+exit status: 0 all runs ok, 1 some runs failed (results from the others),
+2 usage error, 3 no usable run."""
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="harmonize-ab", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--runs", type=int, default=5, help="runs per side (default 5)")
+    parser.add_argument("--sides", default="A,B",
+                        help="sides to run, from A (observe), B (harmonize), C (off); default A,B")
+    parser.add_argument("--side-mode", action="append", default=[], metavar="SIDE=MODE",
+                        help="run SIDE in another mode (off|observe|harmonize), e.g. B=observe")
+    parser.add_argument("-o", "--output", help="output directory (default harmonize-ab-<date-time>)")
+    parser.add_argument("--config", help="preset file (HARMONIZE_CONFIG) for every side")
+    for side in "abc":
+        parser.add_argument(f"--config-{side}", metavar="FILE", help=f"preset for side {side.upper()}")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="HARMONIZE_* override for every side (prefix optional, repeatable)")
+    for side in "abc":
+        parser.add_argument(f"--set-{side}", action="append", default=[], metavar="KEY=VALUE",
+                            help=f"override for side {side.upper()} only")
+    parser.add_argument("--launcher-arg", action="append", default=[], metavar="ARG",
+                        help="extra argument for the launcher, inserted after it (repeatable)")
+    parser.add_argument("--library", help="libharmonize.so to preload (default: as harmonize-run finds it)")
+    parser.add_argument("--metric", choices=("avg", "min", "max"), default="avg",
+                        help="which latency column to compare (min/max need OSU -f or IMB)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per run (default 600)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue in an existing output directory: rerun failed or missing runs, "
+                             "add runs when -n grew")
+    parser.add_argument("--aggregate", action="store_true",
+                        help="do not run anything; recompute the outputs from an existing directory")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("command", nargs=argparse.REMAINDER,
+                        help="-- then the benchmark command, with its launcher (mpiexec/mpirun/srun) or without")
+    return parser
+
+
+def parse_sides(text):
+    sides = [s.strip().upper() for s in text.split(",") if s.strip()]
+    unknown = [s for s in sides if s not in runner.SIDE_MODES]
+    if not sides or unknown or len(set(sides)) != len(sides):
+        raise ValueError(f"--sides {text!r}: expected distinct sides from A, B, C (e.g. A,B or A,B,C)")
+    return sides
+
+
+def make_plan(args, script_dir):
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command and not args.aggregate:
+        raise ValueError("no benchmark command; put it after `--` (see --help)")
+    sides = parse_sides(args.sides)
+    modes = {side: runner.SIDE_MODES[side] for side in runner.SIDE_MODES}
+    for item in args.side_mode:
+        side, _, mode = item.partition("=")
+        if side.upper() not in modes or mode not in ("off", "observe", "harmonize"):
+            raise ValueError(f"--side-mode {item!r}: expected SIDE=MODE with SIDE in A,B,C and "
+                             "MODE off|observe|harmonize")
+        modes[side.upper()] = mode
+    configs = {}
+    for side in "ABC":
+        chosen = getattr(args, f"config_{side.lower()}") or args.config
+        if chosen:
+            path = Path(chosen)
+            if not path.is_file():
+                raise ValueError(f"preset {chosen}: no such file")
+            configs[side] = str(path.resolve())
+    settings = {"all": list(args.set)}
+    for side in "ABC":
+        if getattr(args, f"set_{side.lower()}"):
+            settings[side] = list(getattr(args, f"set_{side.lower()}"))
+    if args.runs < 1:
+        raise ValueError("--runs must be at least 1")
+    library = str(Path(args.library).resolve()) if args.library else None
+    return {"version": 1, "command": command, "runs": args.runs, "sides": sides, "modes": modes,
+            "configs": configs, "settings": settings, "launcher_args": list(args.launcher_arg),
+            "library": library, "created": datetime.now().isoformat(timespec="seconds"),
+            "harmonize_run": str(script_dir / "harmonize-run")}
+
+
+def summarize(plan, output, metric):
+    """Everything on disk -> the summary dict (pure apart from reading files)."""
+    ok_runs, failed = runner.collect(output, plan)
+    sides = plan["sides"]
+    per_side_rows = [(run["status"]["side"], run["rows"]) for run in ok_runs]
+    points = stats.collect_points(per_side_rows, metric=f"{metric}_us")
+    pair = (sides[0], sides[1]) if len(sides) > 1 else (sides[0], sides[0])
+    if "A" in sides and "B" in sides:
+        pair = ("A", "B")
+    library = {}
+    for side in sides:
+        reports = [run["report"] for run in ok_runs if run["status"]["side"] == side and run["report"]]
+        if reports:
+            library[side] = stats.merge_reports(reports)
+    ok_counts = {side: sum(1 for run in ok_runs if run["status"]["side"] == side) for side in sides}
+    return {
+        "version": 1,
+        "command": plan["command"],
+        "command_text": " ".join(shlex.quote(a) for a in plan["command"]),
+        "sides": sides,
+        "modes": {side: plan["modes"][side] for side in sides},
+        "configs": plan.get("configs", {}),
+        "metric": metric,
+        "comparison_pair": list(pair),
+        "ok_runs": ok_counts,
+        "results": stats.aggregate_points(points, sides, pair),
+        "library": library,
+        "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
+                                                             "log", "superseded")} for f in failed],
+        "output_directory": str(output.resolve()),
+    }
+
+
+def write_outputs(summary, output, want_plots):
+    text = tables.terminal_report(summary)
+    outputs = {"table": output / "table.txt", "results_csv": output / "results.csv",
+               "library_csv": output / "library.csv", "summary_json": output / "summary.json"}
+    plot_note = None
+    plot_paths = []
+    if want_plots and summary["results"]:
+        try:
+            plot_paths = plots.make_plots(summary, output / "plots")
+        except plots.PlotsUnavailable as error:
+            plot_note = str(error)
+    summary["outputs"] = {k: str(v) for k, v in outputs.items()}
+    summary["outputs"]["plots"] = [str(p) for p in plot_paths]
+    if plot_note:
+        summary["outputs"]["plots_note"] = plot_note
+    outputs["table"].write_text(text)
+    outputs["results_csv"].write_text(tables.results_csv(summary))
+    outputs["library_csv"].write_text(tables.library_csv(summary))
+    outputs["summary_json"].write_text(tables.summary_json(summary))
+    return text, plot_paths, plot_note
+
+
+def main(argv, script_dir):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    output = Path(args.output or datetime.now().strftime("harmonize-ab-%Y%m%d-%H%M%S"))
+    try:
+        plan = make_plan(args, script_dir)
+        plan = runner.prepare_directory(output, plan, args.resume, args.aggregate)
+    except (ValueError, runner.PlanError) as error:
+        print(f"harmonize-ab: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    statuses = []
+    if not args.aggregate:
+        try:
+            statuses = runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout,
+                                      quiet=args.quiet, fail_fast=args.fail_fast)
+        except runner.PlanError as error:
+            print(f"harmonize-ab: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            print(f"\nharmonize-ab: interrupted; finished runs are kept in {output}/runs; "
+                  "continue with --resume", file=sys.stderr)
+            return 130
+    try:
+        summary = summarize(plan, output, args.metric)
+    except (ValueError, ParseError) as error:
+        print(f"harmonize-ab: cannot aggregate {output}: {error}", file=sys.stderr)
+        return EXIT_NOTHING
+    text, plot_paths, plot_note = write_outputs(summary, output, not args.no_plots)
+    print(text, end="")
+    print(f"\nharmonize-ab: table {output / 'table.txt'}, CSV {output / 'results.csv'} and "
+          f"{output / 'library.csv'}, JSON {output / 'summary.json'}")
+    if plot_paths:
+        print(f"harmonize-ab: plots {', '.join(str(p) for p in plot_paths)}")
+    if plot_note:
+        print(f"harmonize-ab: {plot_note}", file=sys.stderr)
+    if not summary["results"]:
+        print("harmonize-ab: no run produced usable results", file=sys.stderr)
+        return EXIT_NOTHING
+    if any(not s["ok"] for s in statuses):
+        return EXIT_SOME_FAILED
+    return EXIT_OK

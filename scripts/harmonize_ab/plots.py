@@ -1,0 +1,190 @@
+"""PNG plots with matplotlib (optional: everything else works without it).
+
+latency-<benchmark>.png  latency vs size per side, median line and min-max band
+delta-<benchmark>.png    delta = t_A / t_B vs size; filled markers where the
+                         difference exceeds run-to-run noise, hollow where not
+exit-skew.png            distribution of the barrier exit skew per side: the
+                         percentiles each run's report holds (min, p50, p90,
+                         p99, max) drawn as an empirical CDF, one line per run
+"""
+import re
+
+SIDE_COLORS = {"A": "tab:red", "B": "tab:blue", "C": "tab:gray"}
+SKEW_LEVELS = (("min", 0.0), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
+
+
+class PlotsUnavailable(Exception):
+    """matplotlib is not installed."""
+
+
+def load_pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # files only; never needs a display
+        import matplotlib.pyplot as pyplot
+    except ImportError as error:
+        raise PlotsUnavailable(
+            f"matplotlib is not available ({error}); plots skipped. Install python3-matplotlib "
+            "(Debian) and rerun with --aggregate to draw them from the same output directory") from error
+    return pyplot
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "benchmark"
+
+
+def grouped(results):
+    groups = {}
+    for entry in results:
+        key = (entry["benchmark"], entry["processes"])
+        groups.setdefault(key, []).append(entry)
+    return groups
+
+
+def file_stem(benchmark, processes, multiple_process_counts):
+    return slug(benchmark) + (f"-p{processes}" if multiple_process_counts and processes else "")
+
+
+def make_plots(summary, directory):
+    """Draw every plot into `directory`; returns the written paths."""
+    pyplot = load_pyplot()
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    groups = grouped(summary["results"])
+    counts = {}
+    for benchmark, processes in groups:
+        counts.setdefault(benchmark, set()).add(processes)
+    for (benchmark, processes), entries in groups.items():
+        stem = file_stem(benchmark, processes, len(counts[benchmark]) > 1)
+        title = benchmark + (f", {processes} processes" if processes else "")
+        written.append(latency_plot(pyplot, summary, entries, title, directory / f"latency-{stem}.png"))
+        if any(e["comparison"] for e in entries):
+            written.append(delta_plot(pyplot, summary, entries, title, directory / f"delta-{stem}.png"))
+    skew = skew_plot(pyplot, summary, directory / "exit-skew.png")
+    if skew:
+        written.append(skew)
+    return written
+
+
+def _size_axis(axes, sizes):
+    if len(sizes) > 1 and min(sizes) > 0:
+        axes.set_xscale("log", base=2)
+    axes.set_xlabel("message size (bytes)")
+
+
+def latency_plot(pyplot, summary, entries, title, path):
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
+    sizes = [e["size"] for e in entries]
+    single = len(sizes) == 1
+    for position, side in enumerate(summary["sides"]):
+        points = [(e["size"], e["sides"][side]) for e in entries if side in e["sides"]]
+        if not points:
+            continue
+        label = f"{side}: {summary['modes'][side]}"
+        color = SIDE_COLORS.get(side)
+        xs = [p[0] for p in points]
+        medians = [p[1]["median"] for p in points]
+        lows = [p[1]["min"] for p in points]
+        highs = [p[1]["max"] for p in points]
+        if single:
+            # One point (barrier): bars with the min-max range as error bar.
+            axes.bar(position, medians[0], color=color, alpha=0.7, label=label,
+                     yerr=[[medians[0] - lows[0]], [highs[0] - medians[0]]], capsize=6)
+        else:
+            axes.plot(xs, medians, marker="o", color=color, label=label)
+            axes.fill_between(xs, lows, highs, color=color, alpha=0.2)
+    if single:
+        axes.set_xticks(range(len(summary["sides"])))
+        axes.set_xticklabels(summary["sides"])
+    else:
+        _size_axis(axes, sizes)
+        values = [v["median"] for e in entries for v in e["sides"].values() if v["median"] > 0]
+        if values and max(values) / min(values) > 20:
+            axes.set_yscale("log")
+    axes.set_ylabel(f"{summary['metric']} latency (us)")
+    axes.set_title(f"{title}: median over runs, band = min..max")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+    return path
+
+
+def delta_plot(pyplot, summary, entries, title, path):
+    first, second = summary["comparison_pair"]
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
+    compared = [e for e in entries if e["comparison"]]
+    sizes = [e["size"] for e in compared]
+    xs = sizes if len(sizes) > 1 else [0]
+    deltas = [e["comparison"]["delta"] for e in compared]
+    lows = [d - e["comparison"]["delta_low"] for d, e in zip(deltas, compared)]
+    highs = [e["comparison"]["delta_high"] - d for d, e in zip(deltas, compared)]
+    axes.errorbar(xs, deltas, yerr=[lows, highs], color="black", linestyle="-", capsize=3, zorder=1)
+    exceeds = [e["comparison"]["exceeds_noise"] for e in compared]
+    axes.scatter([x for x, v in zip(xs, exceeds) if v], [d for d, v in zip(deltas, exceeds) if v],
+                 color="black", zorder=2, label="exceeds run-to-run noise")
+    axes.scatter([x for x, v in zip(xs, exceeds) if not v], [d for d, v in zip(deltas, exceeds) if not v],
+                 facecolors="white", edgecolors="black", zorder=2, label="within noise / too few runs")
+    axes.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+    if len(sizes) > 1:
+        _size_axis(axes, sizes)
+    axes.set_ylabel(f"delta = t_{first} / t_{second}")
+    axes.set_title(f"{title}: {summary['modes'][first]} vs {summary['modes'][second]}")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+    return path
+
+
+def skew_series(summary):
+    """{side: [(name, [(seconds, level)...]) per run]} for the plot and for tests."""
+    series = {}
+    for side in summary["sides"]:
+        merged = (summary["library"] or {}).get(side)
+        if not merged:
+            continue
+        for name, comm in merged["communicators"].items():
+            for field, suffix in (("exit_skew", ""), ("truth_exit_skew", " (truth)")):
+                dist = comm.get(field)
+                if not dist:
+                    continue
+                for run in dist["per_run"]:
+                    # A zero skew (typical minimum) has no place on a log axis.
+                    points = [(run[key], level) for key, level in SKEW_LEVELS
+                              if isinstance(run.get(key), (int, float)) and run[key] > 0]
+                    if points:
+                        series.setdefault(side, []).append((name + suffix, points))
+    return series
+
+
+def skew_plot(pyplot, summary, path):
+    series = skew_series(summary)
+    if not series:
+        return None
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
+    positive = []
+    for side, runs in series.items():
+        color = SIDE_COLORS.get(side)
+        labelled = set()
+        for name, points in runs:
+            label = f"{side}: {summary['modes'][side]} {name}"
+            xs = [p[0] * 1e6 for p in points]
+            positive += xs
+            axes.plot(xs, [p[1] for p in points], marker="o", color=color, alpha=0.6,
+                      linestyle="--" if "truth" in name else "-",
+                      label=None if label in labelled else label)
+            labelled.add(label)
+    if positive and max(positive) / min(positive) > 20:
+        axes.set_xscale("log")
+    axes.set_xlabel("barrier exit skew (us): last minus first process to leave")
+    axes.set_ylabel("fraction of barrier calls (zero skews not drawn)")
+    axes.set_title("exit skew distribution per side (percentiles of each run)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+    return path

@@ -1,0 +1,383 @@
+"""Running the interleaved A/B(/C) runs and keeping everything on disk.
+
+Layout of an output directory:
+    plan.json                  what was asked (command, sides, modes, presets)
+    runs/<NNN>-<side>/         one directory per run, written as the run goes:
+        command.txt            the exact command line (reproducible by hand)
+        stdout.txt stderr.txt  raw output of the run
+        report.json            the library's report (HARMONIZE_REPORT points here)
+        status.json            written last: exit code, duration, errors
+    runs/<NNN>-<side>.failed-<k>/   earlier attempts kept when --resume reruns
+A run without status.json was interrupted; --resume runs it again.
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .parsing import ParseError, parse_output
+
+SIDE_MODES = {"A": "observe", "B": "harmonize", "C": "off"}
+LAUNCHER_NAME = re.compile(r"^(mpirun|mpiexec|orterun|prterun|srun)([.\-_].*)?$")
+PLAN_KEYS_THAT_MUST_MATCH = ("command", "modes", "configs", "settings", "launcher_args", "library")
+
+
+class PlanError(Exception):
+    """The output directory cannot be used as asked."""
+
+
+def write_json(path, data):
+    """Write JSON atomically: a reader never sees half a file."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    os.replace(temporary, path)
+
+
+def read_json(path):
+    return json.loads(Path(path).read_text())
+
+
+def run_id(index, side):
+    return f"{index:03d}-{side}"
+
+
+def schedule(runs, sides):
+    """Interleaved order A B A B ... so that machine drift hits every side alike."""
+    return [(index, side) for index in range(1, runs + 1) for side in sides]
+
+
+def load_harmonize_run(path):
+    """harmonize-run as a module (it has no .py suffix), to share its launcher logic."""
+    loader = importlib.machinery.SourceFileLoader("harmonize_run", str(path))
+    spec = importlib.util.spec_from_loader("harmonize_run", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def split_launcher(command):
+    """(launcher, rest) when the command starts with an MPI launcher, else (None, command)."""
+    if command and LAUNCHER_NAME.match(Path(command[0]).name):
+        return command[0], command[1:]
+    return None, command
+
+
+def side_command(plan, side, report_path, harmonize_run, launcher_kind):
+    """The harmonize-run command line for one run of `side`."""
+    argv = [str(harmonize_run), "--mode", plan["modes"][side]]
+    if plan.get("library"):
+        argv += ["--library", plan["library"]]
+    if plan["configs"].get(side):
+        argv += ["--config", plan["configs"][side]]
+    for setting in plan["settings"].get("all", []) + plan["settings"].get(side, []):
+        argv += ["--set", setting]
+    argv += ["--set", f"HARMONIZE_REPORT={report_path}"]
+    launcher, rest = split_launcher(plan["command"])
+    if launcher is None:
+        return argv + ["--launcher-kind", "direct", "--"] + rest
+    argv += ["--launcher", launcher]
+    if launcher_kind:
+        argv += ["--launcher-kind", launcher_kind]
+    return argv + list(plan.get("launcher_args", [])) + ["--"] + rest
+
+
+def prepare_directory(output, plan, resume, aggregate_only):
+    """Create or check the output directory; returns the plan in force."""
+    plan_path = output / "plan.json"
+    runs_dir = output / "runs"
+    nothing_run_yet = not runs_dir.is_dir() or not any(runs_dir.iterdir())
+    if plan_path.exists() and not (nothing_run_yet and not aggregate_only):
+        existing = read_json(plan_path)
+        if aggregate_only:
+            return existing
+        if not resume:
+            raise PlanError(f"{output} already holds runs (plan.json); use --resume to continue them, "
+                            "--aggregate to recompute the results from them, or another --output")
+        differences = [key for key in PLAN_KEYS_THAT_MUST_MATCH if existing.get(key) != plan.get(key)]
+        if differences:
+            raise PlanError(f"--resume: this command differs from the one in {plan_path} in "
+                            f"{', '.join(differences)}; use another --output")
+        merged = dict(existing)
+        merged["runs"] = max(existing.get("runs", 0), plan["runs"])
+        merged["sides"] = list(dict.fromkeys(existing["sides"] + plan["sides"]))
+        write_json(plan_path, merged)
+        return merged
+    if aggregate_only:
+        raise PlanError(f"--aggregate: {plan_path} not found; nothing to aggregate")
+    (output / "runs").mkdir(parents=True, exist_ok=True)
+    write_json(plan_path, plan)
+    return plan
+
+
+def completed_ok(run_dir):
+    status_path = run_dir / "status.json"
+    if not status_path.exists():
+        return False
+    try:
+        return bool(read_json(status_path).get("ok"))
+    except (OSError, ValueError):
+        return False
+
+
+def keep_failed_attempt(run_dir):
+    """Move an earlier failed or interrupted attempt aside (its logs stay)."""
+    attempt = 1
+    while run_dir.with_name(f"{run_dir.name}.failed-{attempt}").exists():
+        attempt += 1
+    run_dir.rename(run_dir.with_name(f"{run_dir.name}.failed-{attempt}"))
+
+
+def tail(path, lines=5):
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def head(path, lines=20):
+    try:
+        with open(path, errors="replace") as stream:
+            return "".join(stream.readline() for _ in range(lines))
+    except OSError:
+        return ""
+
+
+def check_run(run_dir, mode, exit_code):
+    """Errors of a finished run (empty when it is usable) and its row count."""
+    errors = []
+    rows = 0
+    if exit_code is not None and exit_code != 0:
+        last = tail(run_dir / "stderr.txt", lines=12)
+        # The first line is what the progress line and the table show: make it the
+        # first telling stderr line (errors come first; launchers' boxes and
+        # abort notices follow them).
+        telling = [line.strip() for line in head(run_dir / "stderr.txt").splitlines()
+                   if line.strip().strip("-*=")]
+        summary = f": {telling[0]}" if telling else ""
+        errors.append(f"command exited with status {exit_code}{summary} (see stderr.txt)"
+                      + (f"\nstderr ends:\n{last}" if last else ""))
+    try:
+        rows = len(parse_output((run_dir / "stdout.txt").read_text(errors="replace")).rows)
+    except ParseError as error:
+        errors.append(f"benchmark output: {error}")
+    report = run_dir / "report.json"
+    if mode != "off":
+        if not report.exists():
+            errors.append(f"no library report at {report} (was libharmonize preloaded and "
+                          "did the program reach MPI_Finalize? see stderr.txt)")
+        else:
+            try:
+                read_json(report)
+            except ValueError as error:
+                errors.append(f"library report {report} is not valid JSON: {error}")
+    return errors, rows
+
+
+def execute(argv, run_dir, timeout):
+    """Run argv with output into the run directory; (exit code or None, seconds, timed out)."""
+    started = time.monotonic()
+    with open(run_dir / "stdout.txt", "wb") as out, open(run_dir / "stderr.txt", "wb") as err:
+        try:
+            process = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                       start_new_session=True)
+        except OSError as error:
+            err.write(f"harmonize-ab: cannot start {argv[0]}: {error}\n".encode())
+            return 127, time.monotonic() - started, False
+        try:
+            code = process.wait(timeout=timeout)
+            return code, time.monotonic() - started, False
+        except subprocess.TimeoutExpired:
+            # The launcher's whole process group: ranks must not outlive the run.
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            return None, time.monotonic() - started, True
+
+
+def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
+    directory = output / "runs" / run_id(index, side)
+    directory.mkdir(parents=True)
+    report_path = (directory / "report.json").resolve()
+    argv = side_command(plan, side, report_path, harmonize_run, launcher_kind)
+    (directory / "command.txt").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    code, seconds, timed_out = execute(argv, directory, timeout)
+    mode = plan["modes"][side]
+    errors, rows = check_run(directory, mode, code)
+    if timed_out:
+        errors.insert(0, f"timed out after {timeout} s and was killed")
+    status = {"id": run_id(index, side), "index": index, "side": side, "mode": mode,
+              "started": started, "seconds": round(seconds, 3), "exit_code": code,
+              "rows": rows, "ok": not errors, "errors": errors}
+    write_json(directory / "status.json", status)
+    return status
+
+
+class Progress:
+    def __init__(self, total, quiet):
+        self.total = total
+        self.done = 0
+        self.quiet = quiet
+
+    def say(self, text):
+        if not self.quiet:
+            print(f"harmonize-ab: {text}", file=sys.stderr, flush=True)
+
+    def started(self, index, side, mode):
+        self.say(f"[{self.done + 1}/{self.total}] run {run_id(index, side)} ({mode}) ...")
+
+    def finished(self, status):
+        self.done += 1
+        if status["ok"]:
+            self.say(f"[{self.done}/{self.total}] run {status['id']} ok in {status['seconds']:.1f} s "
+                     f"({status['rows']} rows)")
+        else:
+            first = status["errors"][0].splitlines()[0]
+            self.say(f"[{self.done}/{self.total}] run {status['id']} FAILED in {status['seconds']:.1f} s: "
+                     f"{first} (logs kept in runs/{status['id']}/)")
+
+    def skipped(self, count):
+        if count:
+            self.say(f"{count} run(s) already complete in the output directory, not run again")
+
+
+def preflight(plan, output, harmonize_run, launcher_kind, side):
+    """harmonize-run --dry-run once: a missing library or launcher is one clear
+    error before any run, not the same failure in every run."""
+    argv = side_command(plan, side, (output / "preflight.json").resolve(), harmonize_run, launcher_kind)
+    argv.insert(1, "--dry-run")
+    try:
+        check = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except OSError as error:
+        raise PlanError(f"cannot run {harmonize_run}: {error}") from error
+    if check.returncode != 0:
+        raise PlanError(check.stderr.strip().removeprefix("harmonize-run: ") or
+                        f"harmonize-run --dry-run exited with status {check.returncode}")
+
+
+def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False):
+    """Run every scheduled run that is not complete yet; returns the new statuses."""
+    todo = []
+    skipped = 0
+    for index, side in schedule(plan["runs"], plan["sides"]):
+        directory = output / "runs" / run_id(index, side)
+        if completed_ok(directory):
+            skipped += 1
+            continue
+        if directory.exists():
+            keep_failed_attempt(directory)
+        todo.append((index, side))
+    progress = Progress(len(todo), quiet)
+    progress.skipped(skipped)
+    launcher, _ = split_launcher(plan["command"])
+    launcher_kind = None
+    if launcher is not None:
+        tool = load_harmonize_run(harmonize_run)
+        found = tool.shutil.which(launcher)
+        if found is None:
+            raise PlanError(f"launcher {launcher!r} not found")
+        try:
+            launcher_kind = tool.detect_kind(found)
+        except tool.UsageError as error:
+            raise PlanError(str(error)) from error
+    if todo:
+        preflight(plan, output, harmonize_run, launcher_kind, todo[0][1])
+    statuses = []
+    for index, side in todo:
+        progress.started(index, side, plan["modes"][side])
+        status = run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout)
+        progress.finished(status)
+        statuses.append(status)
+        if fail_fast and not status["ok"]:
+            progress.say("stopping at the first failed run (--fail-fast)")
+            break
+        first_round = statuses[:len(plan["sides"])]
+        if len(statuses) == len(plan["sides"]) == len(first_round) and not any(s["ok"] for s in first_round):
+            progress.say("every side failed its first run; not running the rest "
+                         "(fix the command, then continue with --resume)")
+            break
+    return statuses
+
+
+def collect(output, plan):
+    """Everything on disk: (ok runs as dicts, failed run statuses)."""
+    ok_runs = []
+    failed = []
+    runs_dir = output / "runs"
+    for directory in sorted(runs_dir.iterdir()) if runs_dir.exists() else []:
+        if not directory.is_dir():
+            continue
+        status_path = directory / "status.json"
+        # Earlier attempts that --resume moved aside: listed, never counted.
+        superseded = ".failed-" in directory.name
+        if not status_path.exists():
+            failed.append({"id": directory.name, "ok": False, "superseded": superseded,
+                           "errors": ["interrupted: no status.json (run again with --resume)"],
+                           "log": str(directory)})
+            continue
+        status = read_json(status_path)
+        status["log"] = str(directory)
+        if not status.get("ok") or superseded:
+            status["superseded"] = superseded
+            if superseded:
+                status["id"] = directory.name
+            failed.append(status)
+            continue
+        if status["side"] not in plan["sides"]:
+            continue
+        rows = parse_output((directory / "stdout.txt").read_text(errors="replace")).rows
+        report = None
+        if (directory / "report.json").exists():
+            report = read_json(directory / "report.json")
+        ranks = ((report or {}).get("job") or {}).get("ranks")
+        for row in rows:
+            if row.processes is None and ranks:
+                row.processes = ranks
+        ok_runs.append({"status": status, "rows": rows, "report": report})
+    fill_missing_processes(ok_runs, processes_from_command(plan["command"]))
+    return ok_runs, failed
+
+
+def processes_from_command(command):
+    """The process count a launcher command line asks for (-n/-np/--ntasks), or None."""
+    launcher, rest = split_launcher(command)
+    if launcher is None:
+        return 1 if command else None  # a singleton
+    for position, word in enumerate(rest):
+        name, eq, inline = word.partition("=")
+        if name in ("-n", "-np", "--np", "--n", "--ntasks"):
+            value = inline if eq else (rest[position + 1] if position + 1 < len(rest) else "")
+            if value.isdigit():
+                return int(value)
+        if not word.startswith("-") and position > 0 and not rest[position - 1].startswith("-"):
+            break  # the program started: its own flags are not the launcher's
+    return None
+
+
+def fill_missing_processes(ok_runs, from_command=None):
+    """OSU output does not say how many processes ran; runs without a report
+    (mode off) take the count the other runs of the same benchmark reported,
+    else the one the launcher command asked for."""
+    known = {}
+    for run in ok_runs:
+        for row in run["rows"]:
+            if row.processes is not None:
+                known.setdefault(row.benchmark, set()).add(row.processes)
+    for run in ok_runs:
+        for row in run["rows"]:
+            if row.processes is None and len(known.get(row.benchmark, ())) == 1:
+                row.processes = next(iter(known[row.benchmark]))
+            elif row.processes is None and not known.get(row.benchmark):
+                row.processes = from_command

@@ -1,0 +1,207 @@
+"""Rendering the aggregated results: terminal table, CSV and JSON."""
+import csv
+import io
+import json
+import math
+
+
+def human_seconds(value):
+    """1.5e-7 -> '150 ns', 2.5e-5 -> '25.0 us' (ASCII, like the library's summary)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    magnitude = abs(value)
+    if magnitude == 0:
+        return "0"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if magnitude >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def format_us(value):
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if value < 1000 else f"{value:.0f}"
+
+
+def format_table(header, rows, align=None):
+    """Fixed-width text table; `align` holds '<' or '>' per column."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    align = align or ["<"] + [">"] * (len(header) - 1)
+    lines = []
+    for number, row in enumerate(cells):
+        lines.append("  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row, align, widths)).rstrip())
+        if number == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def noise_word(comparison):
+    if comparison is None:
+        return "-"
+    verdict = comparison["exceeds_noise"]
+    if verdict is None:
+        return "too few runs"
+    return "yes" if verdict else "no"
+
+
+def group_title(entry):
+    processes = f", {entry['processes']} processes" if entry["processes"] else ""
+    return f"{entry['benchmark']}{processes}"
+
+
+def results_table(summary):
+    """The per-size latency comparison, one block per benchmark."""
+    sides = summary["sides"]
+    first, second = summary["comparison_pair"]
+    metric = summary["metric"]
+    header = ["size"]
+    for side in sides:
+        header += [f"{side} {summary['modes'][side]} us", "spread", "n"]
+    header += [f"delta {first}/{second}", "range", "exceeds noise"]
+    blocks = []
+    groups = {}
+    for entry in summary["results"]:
+        groups.setdefault(group_title(entry), []).append(entry)
+    for title, entries in groups.items():
+        rows = []
+        for entry in entries:
+            row = [entry["size"]]
+            for side in sides:
+                stats = entry["sides"].get(side)
+                if stats:
+                    row += [format_us(stats["median"]), f"{100 * stats['spread']:.1f}%", stats["runs"]]
+                else:
+                    row += ["-", "-", 0]
+            comparison = entry["comparison"]
+            if comparison:
+                row += [f"{comparison['delta']:.3f}",
+                        f"{comparison['delta_low']:.2f}-{comparison['delta_high']:.2f}",
+                        noise_word(comparison)]
+            else:
+                row += ["-", "-", "-"]
+            rows.append(row)
+        blocks.append(f"{title} ({metric} latency, median over runs, spread = half-range / median)\n"
+                      + format_table(header, rows, [">"] * (len(header) - 1) + ["<"]))
+    return "\n\n".join(blocks)
+
+
+def library_rows(summary):
+    """Flat rows of the merged library statistics: one per side and communicator."""
+    rows = []
+    for side in summary["sides"]:
+        merged = summary["library"].get(side)
+        if not merged:
+            continue
+        for name, comm in merged["communicators"].items():
+            skew = comm.get("exit_skew") or {}
+            truth = comm.get("truth_exit_skew") or {}
+            slack = comm.get("slack") or {}
+            rows.append({
+                "side": side, "mode": summary["modes"][side], "communicator": name,
+                "runs": comm["runs"], "calls": comm["calls"], "harmonized_calls": comm["harmonized_calls"],
+                "missed_calls_any": comm["missed_calls_any"], "failure_rate": comm["failure_rate"],
+                "resyncs": comm["resyncs"], "resync_seconds": comm["resync_seconds"],
+                "slack_initial": slack.get("initial"), "slack_final": slack.get("final"),
+                "slack_max": slack.get("max"),
+                "exit_skew_p50": skew.get("p50"), "exit_skew_p90": skew.get("p90"),
+                "exit_skew_p99": skew.get("p99"), "exit_skew_max": skew.get("max_of_runs"),
+                "truth_exit_skew_p50": truth.get("p50"), "truth_exit_skew_p99": truth.get("p99"),
+                "truth_exit_skew_max": truth.get("max_of_runs"),
+            })
+    return rows
+
+
+def library_table(summary):
+    rows = library_rows(summary)
+    if not rows:
+        return "library statistics: no report from any run (mode off, or HARMONIZE_REPORT=none)"
+    header = ["side", "comm", "runs", "calls", "harmonized", "missed", "fail", "resyncs",
+              "skew p50", "skew p99", "skew max", "slack final"]
+    table = [[r["side"] + " " + r["mode"], r["communicator"], r["runs"], r["calls"], r["harmonized_calls"],
+              r["missed_calls_any"], f"{100 * r['failure_rate']:.2f}%", r["resyncs"],
+              human_seconds(r["exit_skew_p50"]), human_seconds(r["exit_skew_p99"]),
+              human_seconds(r["exit_skew_max"]), human_seconds(r["slack_final"])] for r in rows]
+    text = "library statistics per side (summed over runs; percentiles: median over runs, max: worst run)\n"
+    text += format_table(header, table, ["<", "<"] + [">"] * (len(header) - 2))
+    if any(r["truth_exit_skew_p50"] is not None for r in rows):
+        truth = [[r["side"] + " " + r["mode"], r["communicator"], human_seconds(r["truth_exit_skew_p50"]),
+                  human_seconds(r["truth_exit_skew_p99"]), human_seconds(r["truth_exit_skew_max"])]
+                 for r in rows]
+        text += "\n\nground-truth exit skew (test clocks)\n" + format_table(
+            ["side", "comm", "p50", "p99", "max"], truth, ["<", "<", ">", ">", ">"])
+    return text
+
+
+def failures_text(summary):
+    failed = [f for f in summary["failed_runs"] if not f.get("superseded")]
+    if not failed:
+        return ""
+    lines = [f"{len(failed)} run(s) failed and were left out (logs kept):"]
+    for status in failed:
+        first = (status.get("errors") or ["?"])[0].splitlines()[0]
+        lines.append(f"  {status['id']}: {first}  [{status['log']}]")
+    return "\n".join(lines)
+
+
+def terminal_report(summary):
+    parts = [f"harmonize-ab: {summary['command_text']}",
+             "sides: " + ", ".join(f"{s} = {summary['modes'][s]} ({summary['ok_runs'].get(s, 0)} runs ok)"
+                                   for s in summary["sides"]),
+             "", results_table(summary) if summary["results"] else "no results", "",
+             library_table(summary)]
+    failures = failures_text(summary)
+    if failures:
+        parts += ["", failures]
+    return "\n".join(parts) + "\n"
+
+
+def results_csv(summary):
+    """Wide CSV: one row per benchmark, processes and size."""
+    sides = summary["sides"]
+    header = ["benchmark", "processes", "size"]
+    for side in sides:
+        header += [f"{side}_{name}" for name in ("median_us", "min_us", "max_us", "spread", "runs")]
+    header += ["delta", "delta_low", "delta_high", "exceeds_noise"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for entry in summary["results"]:
+        row = [entry["benchmark"], entry["processes"] or "", entry["size"]]
+        for side in sides:
+            stats = entry["sides"].get(side)
+            row += ([stats["median"], stats["min"], stats["max"], round(stats["spread"], 6), stats["runs"]]
+                    if stats else ["", "", "", "", 0])
+        comparison = entry["comparison"]
+        if comparison:
+            verdict = comparison["exceeds_noise"]
+            row += [round(comparison["delta"], 6), round(comparison["delta_low"], 6),
+                    round(comparison["delta_high"], 6), "" if verdict is None else str(verdict).lower()]
+        else:
+            row += ["", "", "", ""]
+        writer.writerow(row)
+    return buffer.getvalue()
+
+
+def library_csv(summary):
+    rows = library_rows(summary)
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def summary_json(summary):
+    def clean(value):
+        if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+            return None
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+    return json.dumps(clean(summary), indent=2) + "\n"

@@ -1,0 +1,50 @@
+# Shared by scripts/demo and scripts/test: make sure the Debian packages are
+# there (installing them when run as root), then configure and build.
+# Sourced, not executed. Honours BUILD_DIR (default: build) and CMAKE_ARGS.
+
+HARMONIZE_PACKAGES=(
+  build-essential cmake pkg-config gfortran
+  libopenmpi-dev openmpi-bin
+  libhwloc-dev catch2 nlohmann-json3-dev
+  python3 python3-pytest python3-mpi4py python3-matplotlib python3-numpy
+)
+
+harmonize_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$harmonize_root/build}"
+
+missing_packages() {
+  local missing=()
+  for package in "${HARMONIZE_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  echo "${missing[@]}"
+}
+
+ensure_packages() {
+  local missing
+  missing="$(missing_packages "$@")"
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "==> installing Debian packages: $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+      { echo "error: apt-get install failed for: $missing" >&2; return 1; }
+  else
+    echo "error: missing Debian packages. Install them with:" >&2
+    echo "  sudo apt-get install -y $missing" >&2
+    return 1
+  fi
+}
+
+build_harmonize() {
+  echo "==> configuring in $BUILD_DIR"
+  cmake -S "$harmonize_root" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >"$BUILD_DIR.configure.log" 2>&1 ||
+    { cat "$BUILD_DIR.configure.log" >&2; return 1; }
+  echo "==> building (log: $BUILD_DIR.build.log)"
+  cmake --build "$BUILD_DIR" -j "$(nproc)" >"$BUILD_DIR.build.log" 2>&1 ||
+    { tail -n 60 "$BUILD_DIR.build.log" >&2; return 1; }
+}
+
+# Open MPI refuses to run as root without this consent (containers, CI).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

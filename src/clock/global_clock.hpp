@@ -1,0 +1,28 @@
+#pragma once
+// The synchronized clock: a time source seen through a stack of models.
+#include "clock/model_stack.hpp"
+#include "clock/time_source.hpp"
+
+#include <utility>
+
+namespace harmonize::clock {
+
+// Cheap to copy (a pointer and a few doubles). The source must outlive every
+// copy; the owner of the library state guarantees that.
+class GlobalClock {
+ public:
+  GlobalClock(const TimeSource& source, ModelStack models)
+      : source_(&source), models_(std::move(models)) {}
+
+  double now() const noexcept { return models_.apply(source_->now()); }
+  double to_global(double local) const noexcept { return models_.apply(local); }
+  const ModelStack& models() const { return models_; }
+  const TimeSource& source() const { return *source_; }
+  GlobalClock with_models(ModelStack models) const { return GlobalClock(*source_, std::move(models)); }
+
+ private:
+  const TimeSource* source_;
+  ModelStack models_;
+};
+
+}  // namespace harmonize::clock

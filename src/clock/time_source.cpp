@@ -1,0 +1,88 @@
+#include "clock/time_source.hpp"
+
+#include <ctime>
+#include <utility>
+
+namespace harmonize::clock {
+namespace {
+
+class MonotonicSource final : public TimeSource {
+ public:
+  double now() const noexcept override {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  const char* name() const noexcept override { return "monotonic"; }
+};
+
+class FunctionSource final : public TimeSource {
+ public:
+  FunctionSource(double (*read)(), const char* name) : read_(read), name_(name) {}
+  double now() const noexcept override { return read_(); }
+  const char* name() const noexcept override { return name_; }
+
+ private:
+  double (*read_)();
+  const char* name_;
+};
+
+class SkewedSource final : public TimeSource {
+ public:
+  SkewedSource(std::unique_ptr<TimeSource> truth, double offset, double drift)
+      : truth_(std::move(truth)), offset_(offset), drift_(drift) {}
+  double now() const noexcept override { return truth_->now() * (1.0 + drift_) + offset_; }
+  const char* name() const noexcept override { return truth_->name(); }
+
+ private:
+  std::unique_ptr<TimeSource> truth_;
+  double offset_;
+  double drift_;
+};
+
+class SkewedView final : public TimeSource {
+ public:
+  SkewedView(const TimeSource& truth, double offset, double drift)
+      : truth_(truth), offset_(offset), drift_(drift) {}
+  double now() const noexcept override { return truth_.now() * (1.0 + drift_) + offset_; }
+  const char* name() const noexcept override { return truth_.name(); }
+
+ private:
+  const TimeSource& truth_;
+  double offset_;
+  double drift_;
+};
+
+}  // namespace
+
+std::unique_ptr<TimeSource> make_skewed_view(const TimeSource& truth, double offset, double drift) {
+  return std::make_unique<SkewedView>(truth, offset, drift);
+}
+
+std::unique_ptr<TimeSource> make_monotonic_source() { return std::make_unique<MonotonicSource>(); }
+
+std::unique_ptr<TimeSource> make_function_source(double (*read)(), const char* name) {
+  return std::make_unique<FunctionSource>(read, name);
+}
+
+std::unique_ptr<TimeSource> make_skewed_source(std::unique_ptr<TimeSource> truth, double offset,
+                                               double drift) {
+  return std::make_unique<SkewedSource>(std::move(truth), offset, drift);
+}
+
+std::unique_ptr<TimeSource> make_named_source(const std::string& name, double (*wtime)(),
+                                              std::string& why) {
+  if (name == "monotonic") return make_monotonic_source();
+  if (name == "tsc") return make_tsc_source(why);
+  if (name == "wtime") {
+    if (wtime == nullptr) {
+      why = "no MPI_Wtime available here";
+      return nullptr;
+    }
+    return make_function_source(wtime, "wtime");
+  }
+  why = "unknown time source '" + name + "' (monotonic, tsc, wtime)";
+  return nullptr;
+}
+
+}  // namespace harmonize::clock

@@ -1,0 +1,210 @@
+#include "config/policy.hpp"
+
+#include <string_view>
+
+#include "config/preset.hpp"
+#include "config/suggest.hpp"
+#include "config/values.hpp"
+#include "config/variables.hpp"
+
+namespace harmonize::config {
+namespace {
+
+constexpr std::string_view kPrefix = "HARMONIZE_";
+
+std::string quoted(const std::string& name, const std::string& value) {
+  return name + "='" + value + "'";
+}
+
+// Index of `value` among the '|'-separated choices, or -1.
+int choice_index(std::string_view choices, std::string_view value) {
+  int index = 0;
+  while (true) {
+    const auto bar = choices.find('|');
+    if (choices.substr(0, bar) == value) return index;
+    if (bar == std::string_view::npos) return -1;
+    choices.remove_prefix(bar + 1);
+    ++index;
+  }
+}
+
+// Validates one value against its table entry. Returns "" when fine.
+std::string check_value(const Variable& v, const std::string& value) {
+  bool ok = true;
+  switch (v.kind) {
+    case Kind::choice:
+      ok = choice_index(v.choices, value) >= 0;
+      break;
+    case Kind::duration_or_auto:
+      if (value == "auto") break;
+      [[fallthrough]];
+    case Kind::duration: {
+      auto seconds = parse_duration(value);
+      // Zero is the documented "off" of the test clock offset only.
+      ok = seconds && ((*seconds >= v.min && *seconds <= v.max) || (*seconds == 0 && v.min == 0));
+      break;
+    }
+    case Kind::number: {
+      auto number = parse_number(value);
+      ok = number && *number >= v.min && *number <= v.max;
+      break;
+    }
+    case Kind::integer: {
+      auto number = parse_integer(value);
+      ok = number && *number >= v.min && *number <= v.max;
+      break;
+    }
+    case Kind::flag:
+      ok = value == "0" || value == "1";
+      break;
+    case Kind::ppm: {
+      auto ppm = parse_ppm(value);
+      ok = ppm && *ppm >= v.min && *ppm <= v.max;
+      break;
+    }
+    case Kind::text:
+      ok = true;
+      break;
+  }
+  return ok ? std::string() : quoted(std::string(v.name), value) + " is not valid: expected " +
+                                  accepted_values(v);
+}
+
+template <typename Enum>
+Enum as_enum(const Variable& v, const std::string& value) {
+  return static_cast<Enum>(choice_index(v.choices, value));
+}
+
+void fill_policy(PolicyResult& result) {
+  Policy& p = result.policy;
+  const auto& e = result.effective;
+  auto var = [](const char* name) -> const Variable& { return *find_variable(name); };
+  auto text = [&](const char* name) -> const std::string& { return e.at(name); };
+  auto seconds_or_auto = [&](const char* name) -> std::optional<double> {
+    if (text(name) == "auto") return std::nullopt;
+    return parse_duration(text(name));
+  };
+  auto integer = [&](const char* name) { return *parse_integer(text(name)); };
+
+  p.mode = as_enum<Mode>(var("HARMONIZE_MODE"), text("HARMONIZE_MODE"));
+  p.comms = as_enum<CommScope>(var("HARMONIZE_COMMS"), text("HARMONIZE_COMMS"));
+  p.slack = seconds_or_auto("HARMONIZE_SLACK");
+  p.slack_growth = *parse_number(text("HARMONIZE_SLACK_GROWTH"));
+  p.slack_min = seconds_or_auto("HARMONIZE_SLACK_MIN");
+  p.slack_max = seconds_or_auto("HARMONIZE_SLACK_MAX");
+  p.resync_interval = *parse_duration(text("HARMONIZE_RESYNC_INTERVAL"));
+  p.sync = as_enum<SyncScheme>(var("HARMONIZE_SYNC"), text("HARMONIZE_SYNC"));
+  p.clock_model = as_enum<ClockModel>(var("HARMONIZE_CLOCK_MODEL"), text("HARMONIZE_CLOCK_MODEL"));
+  p.offset_algorithm =
+      as_enum<OffsetAlgorithm>(var("HARMONIZE_OFFSET_ALG"), text("HARMONIZE_OFFSET_ALG"));
+  p.fitpoints = static_cast<int>(integer("HARMONIZE_FITPOINTS"));
+  p.pingpongs = static_cast<int>(integer("HARMONIZE_PINGPONGS"));
+  p.minrtt_patience = static_cast<int>(integer("HARMONIZE_MINRTT_PATIENCE"));
+  p.time_source = as_enum<TimeSourceKind>(var("HARMONIZE_TIMESOURCE"), text("HARMONIZE_TIMESOURCE"));
+  p.report = text("HARMONIZE_REPORT");
+  p.quiet = text("HARMONIZE_QUIET") == "1";
+  p.verbose = text("HARMONIZE_VERBOSE") == "1";
+  p.test_clock_offset = *parse_duration(text("HARMONIZE_TEST_CLOCK_OFFSET"));
+  p.test_clock_drift = *parse_ppm(text("HARMONIZE_TEST_CLOCK_DRIFT")) * 1e-6;
+  p.test_clock_seed = static_cast<std::uint64_t>(integer("HARMONIZE_TEST_CLOCK_SEED"));
+  p.test_node_size = static_cast<int>(integer("HARMONIZE_TEST_NODE_SIZE"));
+}
+
+// Checks that need more than one variable.
+void check_combinations(PolicyResult& result) {
+  const Policy& p = result.policy;
+  if (p.slack_min && p.slack_max && *p.slack_min > *p.slack_max) {
+    result.errors.push_back("HARMONIZE_SLACK_MIN='" + result.effective["HARMONIZE_SLACK_MIN"] +
+                            "' is larger than HARMONIZE_SLACK_MAX='" +
+                            result.effective["HARMONIZE_SLACK_MAX"] + "': expected MIN <= MAX");
+  }
+  if (p.slack && ((p.slack_min && *p.slack < *p.slack_min) || (p.slack_max && *p.slack > *p.slack_max))) {
+    result.errors.push_back("HARMONIZE_SLACK='" + result.effective["HARMONIZE_SLACK"] +
+                            "' is outside [HARMONIZE_SLACK_MIN, HARMONIZE_SLACK_MAX]: expected a "
+                            "slack within its bounds");
+  }
+}
+
+void apply(PolicyResult& result, const std::string& name, const std::string& value,
+           const std::string& origin, const std::string& where) {
+  const Variable* variable = find_variable(name);
+  if (variable == nullptr) {
+    std::string line = where + "unknown variable " + quoted(name, value);
+    const std::string suggestion = closest_variable(name);
+    line += suggestion.empty() ? "; see the README for the list"
+                               : "; did you mean " + suggestion + "?";
+    result.errors.push_back(line);
+    return;
+  }
+  if (std::string problem = check_value(*variable, value); !problem.empty()) {
+    result.errors.push_back(where + problem);
+    return;
+  }
+  result.effective[name] = value;
+  result.origin[name] = origin;
+}
+
+}  // namespace
+
+PolicyResult build_policy(const Environment& environment, const FileReader& read_file) {
+  PolicyResult result;
+  for (const Variable& variable : all_variables()) {
+    result.effective[std::string(variable.name)] = std::string(variable.default_value);
+    result.origin[std::string(variable.name)] = "default";
+  }
+
+  // The preset first, so that the environment overrides it.
+  if (auto it = environment.find("HARMONIZE_CONFIG"); it != environment.end() && !it->second.empty()) {
+    const std::string& path = it->second;
+    std::string why;
+    if (auto text = read_file(path, why)) {
+      const Preset preset = parse_preset(*text);
+      const std::string where = "HARMONIZE_CONFIG=" + path + ": ";
+      for (const std::string& error : preset.errors) result.errors.push_back(where + error);
+      for (const PresetEntry& entry : preset.entries) {
+        const std::string line_where = where + "line " + std::to_string(entry.line) + ": ";
+        if (entry.key == "HARMONIZE_CONFIG") {
+          result.errors.push_back(line_where + "a preset cannot load another preset");
+          continue;
+        }
+        apply(result, entry.key, entry.value, "preset " + path, line_where);
+      }
+    } else {
+      result.errors.push_back(quoted("HARMONIZE_CONFIG", path) + " cannot be read: " + why);
+    }
+  }
+
+  for (const auto& [name, value] : environment) {
+    if (name.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    apply(result, name, value, "environment", "");
+  }
+
+  if (result.ok()) {
+    fill_policy(result);
+    check_combinations(result);
+  }
+  return result;
+}
+
+const char* to_string(Mode mode) {
+  static constexpr const char* names[] = {"off", "observe", "harmonize"};
+  return names[static_cast<int>(mode)];
+}
+const char* to_string(SyncScheme scheme) {
+  static constexpr const char* names[] = {"h2hca", "hca3", "h3hca"};
+  return names[static_cast<int>(scheme)];
+}
+const char* to_string(ClockModel model) {
+  static constexpr const char* names[] = {"auto", "offset", "linear"};
+  return names[static_cast<int>(model)];
+}
+const char* to_string(OffsetAlgorithm algorithm) {
+  static constexpr const char* names[] = {"skampi", "meanrtt"};
+  return names[static_cast<int>(algorithm)];
+}
+const char* to_string(TimeSourceKind kind) {
+  static constexpr const char* names[] = {"monotonic", "tsc", "wtime"};
+  return names[static_cast<int>(kind)];
+}
+
+}  // namespace harmonize::config

@@ -1,0 +1,59 @@
+#include "harmonize/clock_setup.hpp"
+
+#include <mpi.h>
+
+namespace harmonize {
+namespace {
+
+double wtime() { return PMPI_Wtime(); }
+
+}  // namespace
+
+sync::Settings sync_settings_from(const config::Policy& policy) {
+  sync::Settings settings;
+  switch (policy.sync) {
+    case config::SyncScheme::hca3: settings.scheme = sync::Scheme::hca3; break;
+    case config::SyncScheme::h2hca: settings.scheme = sync::Scheme::h2hca; break;
+    case config::SyncScheme::h3hca: settings.scheme = sync::Scheme::h3hca; break;
+  }
+  switch (policy.clock_model) {
+    case config::ClockModel::automatic: settings.model = sync::ModelKind::automatic; break;
+    case config::ClockModel::offset: settings.model = sync::ModelKind::offset_only; break;
+    case config::ClockModel::linear: settings.model = sync::ModelKind::linear; break;
+  }
+  settings.offset = policy.offset_algorithm == config::OffsetAlgorithm::skampi
+                        ? sync::OffsetAlgorithm::skampi
+                        : sync::OffsetAlgorithm::mean_rtt;
+  settings.fitpoints = policy.fitpoints;
+  settings.pingpongs = policy.pingpongs;
+  settings.min_rtt_patience = policy.minrtt_patience;
+  return settings;
+}
+
+ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::string& error) {
+  ClockSetup setup;
+  setup.sync_settings = sync_settings_from(policy);
+  setup.truth = clock::make_monotonic_source();
+  setup.local = clock::make_named_source(config::to_string(policy.time_source), &wtime, error);
+  if (!setup.local) {
+    error = std::string("HARMONIZE_TIMESOURCE='") + config::to_string(policy.time_source) +
+            "' cannot be used here: " + error;
+    return setup;
+  }
+  setup.test_clock = clock::TestClockSpec{policy.test_clock_offset, policy.test_clock_drift,
+                                          policy.test_clock_seed, policy.test_node_size};
+  setup.test_clock_active = clock::test_clock_active(setup.test_clock);
+  if (setup.test_clock_active) {
+    const clock::Skew skew =
+        clock::skew_for_node(setup.test_clock, clock::virtual_node_of(setup.test_clock, world_rank));
+    setup.local = clock::make_skewed_source(std::move(setup.local), skew.offset, skew.drift);
+    const clock::TestClockSpec spec = setup.test_clock;
+    setup.virtual_node_of_rank = [spec](int rank) { return clock::virtual_node_of(spec, rank); };
+  } else if (policy.test_node_size > 0) {
+    const clock::TestClockSpec spec = setup.test_clock;
+    setup.virtual_node_of_rank = [spec](int rank) { return clock::virtual_node_of(spec, rank); };
+  }
+  return setup;
+}
+
+}  // namespace harmonize

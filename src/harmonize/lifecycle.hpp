@@ -1,0 +1,29 @@
+#pragma once
+// Library lifecycle, as seen by the shim: set up right after PMPI_Init, torn
+// down right before PMPI_Finalize, and the barrier entry in between.
+#include <mpi.h>
+
+namespace harmonize {
+
+enum class Entry { c, fortran };
+
+// Read by the shim on every MPI_Barrier: false means "pass straight through"
+// (mode off without verbose, or before MPI_Init / after MPI_Finalize).
+inline bool g_intercept_barrier = false;
+
+// Loads and checks the policy (stopping the job with one clear line on bad
+// input), builds the world clock when the mode needs one. Collective over
+// MPI_COMM_WORLD. Returns MPI_SUCCESS.
+int initialize_library();
+
+// Gathers statistics, writes the report, frees internal communicators.
+// Collective over MPI_COMM_WORLD. Safe to skip: a program that never calls
+// MPI_Finalize loses the report, nothing else (no static destructor of ours
+// touches MPI).
+void finalize_library();
+
+int intercepted_barrier(MPI_Comm comm, Entry entry);
+int harmonize_barrier(MPI_Comm comm, int* flag);
+int last_harmonize_flag(MPI_Comm comm, int* flag);
+
+}  // namespace harmonize

@@ -1,0 +1,43 @@
+#include "harmonize/logic/call_log.hpp"
+
+namespace harmonize::logic {
+
+std::vector<double> CallLog::pack_for_max() const {
+  const std::size_t n = calls_.size();
+  std::vector<double> out(4 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = calls_[i].exit_global;
+    out[n + i] = calls_[i].exit_truth;
+    out[2 * n + i] = calls_[i].enter_truth;
+    out[3 * n + i] = calls_[i].missed ? 1.0 : 0.0;
+  }
+  return out;
+}
+
+std::vector<double> CallLog::pack_for_min() const {
+  const std::size_t n = calls_.size();
+  std::vector<double> out(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = calls_[i].exit_global;
+    out[n + i] = calls_[i].exit_truth;
+  }
+  return out;
+}
+
+CallBatchOutcome combine_batch(std::span<const double> maxima, std::span<const double> minima,
+                               std::size_t n, bool with_truth) {
+  CallBatchOutcome outcome;
+  outcome.exit_skew.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    outcome.exit_skew.push_back(maxima[i] - minima[i]);
+    if (with_truth) {
+      outcome.truth_exit_skew.push_back(maxima[n + i] - minima[n + i]);
+      // The last process entered after the first one left: not a barrier.
+      if (maxima[2 * n + i] > minima[n + i]) ++outcome.space_violations;
+    }
+    if (maxima[3 * n + i] > 0) ++outcome.missed_any;
+  }
+  return outcome;
+}
+
+}  // namespace harmonize::logic

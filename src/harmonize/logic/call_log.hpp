@@ -1,0 +1,54 @@
+#pragma once
+// Per-call times of one communicator, kept locally and combined later (pure).
+// Observing must not add communication after the barrier, so each process
+// only appends here; every `capacity` calls the log is reduced to the
+// communicator's rank 0 *before* a barrier (the exit pattern of a barrier
+// does not depend on when processes enter it), and what is left at the end
+// travels with the final report. Memory stays bounded whatever the calls.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace harmonize::logic {
+
+struct CallTimes {
+  double exit_global = 0;  // exit on the communicator's global clock
+  double enter_truth = 0;  // on the untouched clock (test clocks only, else 0)
+  double exit_truth = 0;
+  bool missed = false;  // this process missed the deadline
+};
+
+// Element-wise reductions of a batch over all processes, in the layout
+// pack_for_max()/pack_for_min() produce.
+struct CallBatchOutcome {
+  std::vector<double> exit_skew;        // max - min exit_global, per call
+  std::vector<double> truth_exit_skew;  // max - min exit_truth, per call
+  std::uint64_t missed_any = 0;         // calls in which any process missed
+  std::uint64_t space_violations = 0;   // calls where a process left before the last entered
+};
+
+class CallLog {
+ public:
+  explicit CallLog(std::size_t capacity) : capacity_(capacity) {}
+  bool full() const { return calls_.size() >= capacity_; }
+  std::size_t size() const { return calls_.size(); }
+  void add(const CallTimes& times) { calls_.push_back(times); }
+  void clear() { calls_.clear(); }
+  std::span<const CallTimes> calls() const { return calls_; }
+
+  // Layout for an element-wise MAX reduction: [exit_global..., exit_truth...,
+  // enter_truth..., missed...] and for MIN: [exit_global..., exit_truth...].
+  std::vector<double> pack_for_max() const;
+  std::vector<double> pack_for_min() const;
+
+ private:
+  std::size_t capacity_;
+  std::vector<CallTimes> calls_;
+};
+
+// `with_truth`: the truth fields are meaningful (test clocks on).
+CallBatchOutcome combine_batch(std::span<const double> maxima, std::span<const double> minima,
+                               std::size_t calls, bool with_truth);
+
+}  // namespace harmonize::logic

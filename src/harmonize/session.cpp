@@ -1,0 +1,438 @@
+#include "harmonize/session.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+#include "harmonize/record_codec.hpp"
+#include "harmonize/session_impl.hpp"
+#include "harmonize/startup_check.hpp"
+#include "report/format.hpp"
+
+namespace harmonize {
+namespace {
+
+// Communicators (per root process) reported one by one; later ones are folded.
+constexpr std::uint64_t kDistinctCommunicators = 64;
+constexpr std::uint64_t kFoldedSerialBase = std::uint64_t{1} << 40;
+
+constexpr int kFailed = 1;   // this process missed its last deadline
+constexpr int kExpired = 2;  // the clock sync is older than the resync interval
+
+int delete_state(MPI_Comm, int, void* attribute, void* extra) {
+  auto* state = static_cast<CommState*>(attribute);
+  static_cast<SessionImpl*>(extra)->retire(state);
+  delete state;
+  return MPI_SUCCESS;
+}
+
+std::string now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+const char* kind_name(CommKind kind) {
+  switch (kind) {
+    case CommKind::intra: return "intra";
+    case CommKind::self: return "self";
+    case CommKind::inter: return "inter";
+  }
+  return "intra";
+}
+
+}  // namespace
+
+std::unique_ptr<Session> Session::create(const config::PolicyResult& configuration,
+                                         MPI_Comm private_world) {
+  return std::make_unique<SessionImpl>(configuration, private_world);
+}
+
+SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm private_world)
+    : configuration_(configuration), policy_(configuration_.policy), world_(private_world) {
+  PMPI_Comm_rank(world_, &world_rank_);
+  PMPI_Comm_size(world_, &world_size_);
+  started_ = now_iso8601();
+  std::string error;
+  clocks_ = make_clock_setup(policy_, world_rank_, error);
+  stop_on_error(error);
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &delete_state, &keyval_, this);
+  if (policy_.needs_clock()) sync_world_clock();
+}
+
+SessionImpl::~SessionImpl() = default;
+
+void SessionImpl::stop_on_error(const std::string& error) {
+  config::PolicyResult result;
+  if (!error.empty()) result.errors.push_back(error);
+  stop_job_on_policy_errors(result, world_);
+}
+
+void SessionImpl::sync_world_clock() {
+  world_sync_ = sync::CommClockSync::create(MPI_COMM_WORLD, clocks_.sync_settings,
+                                            clock::GlobalClock(*clocks_.local, {}),
+                                            clocks_.virtual_node_of_rank);
+  // Two syncs a little apart give the drift estimate a baseline before the
+  // first barrier; later resyncs keep refining it.
+  world_clock_ = world_sync_->synchronize();
+  initial_sync_seconds_ = world_sync_->last_report().seconds;
+  world_syncs_ = 1;
+  world_sync_seconds_ = initial_sync_seconds_;
+  world_version_ = 1;
+  if (policy_.verbose && world_rank_ == 0) {
+    const sync::SyncReport& r = world_sync_->last_report();
+    std::fprintf(stderr,
+                 "harmonize: world clock synchronized with %s in %s (%d nodes, %d levels, %d "
+                 "rounds)%s%s\n",
+                 sync::to_string(r.scheme_used), report::format_duration(r.seconds).c_str(),
+                 r.nodes, r.levels, r.rounds, r.fallback_note.empty() ? "" : "; ",
+                 r.fallback_note.c_str());
+  }
+}
+
+clock::GlobalClock SessionImpl::world_clock(std::uint64_t* version) {
+  std::lock_guard lock(world_mutex_);
+  if (version) *version = world_version_;
+  return world_clock_ ? *world_clock_ : clock::GlobalClock(*clocks_.local, {});
+}
+
+bool SessionImpl::affects(MPI_Comm comm) const {
+  return policy_.comms == config::CommScope::all || comm == MPI_COMM_WORLD;
+}
+
+CommState* SessionImpl::state_for(MPI_Comm comm) {
+  void* attribute = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval_, &attribute, &found);
+  if (found) return static_cast<CommState*>(attribute);
+  std::unique_ptr<CommState> state = create_state(comm);
+  PMPI_Comm_set_attr(comm, keyval_, state.get());
+  std::lock_guard lock(registry_mutex_);
+  live_.insert(state.get());
+  return state.release();
+}
+
+std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
+  auto state = std::make_unique<CommState>();
+  state->user = comm;
+  state->is_world = comm == MPI_COMM_WORLD;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_size(comm, &state->size);
+  PMPI_Comm_rank(comm, &state->rank);
+  state->kind = inter ? CommKind::inter : state->size == 1 ? CommKind::self : CommKind::intra;
+  state->record.rank = state->rank;
+  state->record.stats.size = state->size;
+  state->record.stats.kind = kind_name(state->kind);
+
+  if (state->kind == CommKind::intra) {
+    PMPI_Comm_dup(comm, &state->internal);
+    // The key is decided by rank 0 and shared, so every member files its
+    // statistics under the same name.
+    std::uint64_t key[2] = {static_cast<std::uint64_t>(world_rank_), 0};
+    if (state->rank == 0) key[1] = serial_.fetch_add(1);
+    PMPI_Bcast(key, 2, MPI_UINT64_T, 0, state->internal);
+    state->record.key = {key[0], key[1]};
+  } else {
+    state->record.key = {static_cast<std::uint64_t>(world_rank_), serial_.fetch_add(1)};
+  }
+
+  char name[MPI_MAX_OBJECT_NAME] = {0};
+  int length = 0;
+  PMPI_Comm_get_name(comm, name, &length);
+  if (state->is_world) {
+    state->record.stats.name = "MPI_COMM_WORLD";
+  } else if (comm == MPI_COMM_SELF) {
+    state->record.stats.name = "MPI_COMM_SELF";
+  } else if (length > 0) {
+    state->record.stats.name = name;
+  } else {
+    state->record.stats.name = "comm#" + std::to_string(state->record.key.serial) + "@" +
+                               std::to_string(state->record.key.root_world_rank) + " (size " +
+                               std::to_string(state->size) + ")";
+  }
+  if (state->kind != CommKind::intra) return state;
+
+  if (world_clock_) {
+    state->clock = world_clock(&state->world_clock_version);
+    state->last_sync = state->clock->now();
+  } else {
+    // Mode off with an explicit MPIX_Harmonize: this communicator gets a
+    // clock of its own, synchronized among its members only.
+    state->own_sync = sync::CommClockSync::create(comm, clocks_.sync_settings,
+                                                  clock::GlobalClock(*clocks_.local, {}),
+                                                  clocks_.virtual_node_of_rank);
+    state->clock = state->own_sync->synchronize();
+    state->last_sync = state->clock->now();
+  }
+  return state;
+}
+
+void SessionImpl::measure_slack(CommState& state) {
+  // The deadline must reach every process before it passes: measure how long
+  // the root's broadcast takes to arrive, on the global clock, after a
+  // warm-up that pays for lazy connection set-up (over TCP the first
+  // messages of a pair take milliseconds and would inflate the slack).
+  constexpr int kWarmUp = 16;
+  constexpr int kRounds = 64;
+  std::vector<double> latencies;
+  for (int round = 0; round < kWarmUp + kRounds; ++round) {
+    double sent = state.rank == 0 ? state.clock->now() : 0.0;
+    PMPI_Bcast(&sent, 1, MPI_DOUBLE, 0, state.internal);
+    const double arrival = state.rank == 0 ? 0.0 : state.clock->now() - sent;
+    double latest = 0;
+    PMPI_Reduce(&arrival, &latest, 1, MPI_DOUBLE, MPI_MAX, 0, state.internal);
+    if (round >= kWarmUp) latencies.push_back(latest);
+  }
+  state.slack_measured = true;
+  if (state.rank != 0) return;
+  std::sort(latencies.begin(), latencies.end());
+  logic::MeasuredLatency measured{latencies[latencies.size() / 2],
+                                  latencies[latencies.size() * 9 / 10]};
+  const double* initial = policy_.slack ? &*policy_.slack : nullptr;
+  const double* minimum = policy_.slack_min ? &*policy_.slack_min : nullptr;
+  const double* maximum = policy_.slack_max ? &*policy_.slack_max : nullptr;
+  state.slack.emplace(logic::derive_slack(measured, policy_.slack_growth, initial, minimum, maximum));
+}
+
+int SessionImpl::barrier(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm))
+    return PMPI_Barrier(comm);  // MPI reports a null communicator its own way
+  CommState* state = state_for(comm);
+  if (state->kind != CommKind::intra) return passed_through(*state);
+  return policy_.mode == config::Mode::harmonize ? harmonized_barrier(*state, nullptr)
+                                                 : observed_barrier(*state);
+}
+
+int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
+  if (comm == MPI_COMM_NULL) return PMPI_Barrier(comm);
+  CommState* state = state_for(comm);
+  if (state->kind != CommKind::intra) {
+    if (flag) *flag = 1;  // nothing to harmonize with
+    return passed_through(*state);
+  }
+  return harmonized_barrier(*state, flag);
+}
+
+int SessionImpl::last_flag(MPI_Comm comm, int* flag) {
+  if (flag == nullptr) return MPI_ERR_ARG;
+  void* attribute = nullptr;
+  int found = 0;
+  if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
+  const int status = PMPI_Comm_get_attr(comm, keyval_, &attribute, &found);
+  *flag = found ? static_cast<CommState*>(attribute)->last_flag : -1;
+  return status;
+}
+
+int SessionImpl::passed_through(CommState& state) {
+  state.record.stats.calls += 1;
+  return PMPI_Barrier(state.user);
+}
+
+int SessionImpl::observed_barrier(CommState& state) {
+  if (state.log.full()) flush_log(state);
+  const double entered = clocks_.truth->now();
+  const int status = PMPI_Barrier(state.user);
+  // Exit times first, bookkeeping after: nothing between the barrier and the
+  // program but two clock reads.
+  logic::CallTimes call;
+  call.exit_global = state.clock->now();
+  call.exit_truth = clocks_.truth->now();
+  if (clocks_.test_clock_active) call.enter_truth = entered;
+  else call.exit_truth = 0;
+  state.log.add(call);
+  state.record.stats.calls += 1;
+  state.record.stats.time_in_call.add(clocks_.truth->now() - entered);
+  return status;
+}
+
+int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
+  if (state.log.full()) flush_log(state);
+  const double entered = clocks_.truth->now();
+  // First harmonized call on this communicator (all members are here).
+  if (!state.slack_measured) measure_slack(state);
+  report::CommStats& stats = state.record.stats;
+  const clock::GlobalClock* clock = &*state.clock;
+
+  // Paper 000, Algorithm 1.
+  int local = state.last_failed ? kFailed : 0;
+  if (clock->now() - state.last_sync > policy_.resync_interval) local |= kExpired;
+  int global = 0;
+  int status = PMPI_Reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.internal);
+  if (status != MPI_SUCCESS) return status;
+  double deadline = 0;
+  if (state.rank == 0) {
+    state.slack->on_outcome((global & kFailed) != 0);
+    deadline = global ? -1.0 : clock->now() + state.slack->current();
+  }
+  PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+  if (deadline < 0) {
+    resync(state);
+    clock = &*state.clock;
+    // Reduce the jitter the sync leaves behind before taking a deadline.
+    const int nothing = 0;
+    int ignored = 0;
+    PMPI_Reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
+    state.last_sync = clock->now();
+    if (state.rank == 0) deadline = clock->now() + state.slack->current();
+    PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+  }
+
+  logic::CallTimes call;
+  const double now = clock->now();
+  if (deadline < now) {
+    state.last_failed = true;
+    state.last_flag = 0;
+    call.missed = true;
+    stats.missed_calls += 1;
+    stats.lateness.add(now - deadline);
+  } else {
+    state.last_failed = false;
+    state.last_flag = 1;
+    double t = now;
+    while (t < deadline) t = clock->now();
+    stats.wait.add(deadline - now);
+  }
+  call.exit_global = clock->now();
+  if (clocks_.test_clock_active) {
+    call.exit_truth = clocks_.truth->now();
+    call.enter_truth = entered;
+  }
+  state.log.add(call);
+  stats.calls += 1;
+  stats.harmonized_calls += 1;
+  stats.time_in_call.add(clocks_.truth->now() - entered);
+  if (flag) *flag = state.last_flag;
+  return MPI_SUCCESS;
+}
+
+void SessionImpl::flush_log(CommState& state) {
+  const std::size_t n = state.log.size();
+  std::vector<double> maxima = state.log.pack_for_max();
+  std::vector<double> minima = state.log.pack_for_min();
+  std::vector<double> max_out(state.rank == 0 ? maxima.size() : 0);
+  std::vector<double> min_out(state.rank == 0 ? minima.size() : 0);
+  PMPI_Reduce(maxima.data(), max_out.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX,
+              0, state.internal);
+  PMPI_Reduce(minima.data(), min_out.data(), static_cast<int>(minima.size()), MPI_DOUBLE, MPI_MIN,
+              0, state.internal);
+  state.log.clear();
+  // In observe mode this is the only point where the processes agree on
+  // anything, so it is also where an expired clock is resynchronized.
+  int expired = 0;
+  if (state.rank == 0) {
+    const logic::CallBatchOutcome outcome =
+        logic::combine_batch(max_out, min_out, n, clocks_.test_clock_active);
+    for (double skew : outcome.exit_skew) state.record.stats.exit_skew.add(skew);
+    for (double skew : outcome.truth_exit_skew) state.record.stats.truth_exit_skew.add(skew);
+    state.record.missed_any += outcome.missed_any;
+    state.record.space_violations += outcome.space_violations;
+    expired = state.clock->now() - state.last_sync > policy_.resync_interval;
+  }
+  if (policy_.mode == config::Mode::observe) {
+    PMPI_Bcast(&expired, 1, MPI_INT, 0, state.internal);
+    if (expired) {
+      resync(state);
+      state.last_sync = state.clock->now();
+    }
+  }
+}
+
+void SessionImpl::resync(CommState& state) {
+  const double start = clocks_.truth->now();
+  if (state.is_world && world_sync_) {
+    std::lock_guard lock(world_mutex_);
+    world_clock_ = world_sync_->synchronize();
+    ++world_version_;
+    ++world_syncs_;
+    world_sync_seconds_ += world_sync_->last_report().seconds;
+    state.clock = *world_clock_;
+    state.world_clock_version = world_version_;
+  } else {
+    std::uint64_t version = 0;
+    clock::GlobalClock base = world_clock(&version);
+    if (!state.own_sync) {
+      // Only this communicator's members take part: a barrier on a
+      // sub-communicator never starts a world-wide collective.
+      state.own_sync = sync::CommClockSync::create(state.user, clocks_.sync_settings, base,
+                                                   clocks_.virtual_node_of_rank);
+    } else if (world_clock_ && version != state.world_clock_version) {
+      state.own_sync->rebase(base);
+    }
+    state.world_clock_version = version;
+    state.clock = state.own_sync->synchronize();
+  }
+  state.record.stats.resyncs += 1;
+  state.record.stats.resync_seconds += clocks_.truth->now() - start;
+}
+
+void SessionImpl::retire(CommState* state) {
+  CommRecord record = std::move(state->record);
+  if (state->slack) {
+    record.stats.slack_initial = state->slack->initial();
+    record.stats.slack_final = state->slack->current();
+    record.stats.slack_max = state->slack->largest();
+    record.stats.slack_min = state->slack->smallest();
+  }
+  record.pending.assign(state->log.calls().begin(), state->log.calls().end());
+  state->own_sync.reset();
+  if (state->internal != MPI_COMM_NULL) PMPI_Comm_free(&state->internal);
+  std::lock_guard lock(registry_mutex_);
+  live_.erase(state);
+  if (finishing_ || record.key.serial < kDistinctCommunicators) {
+    retired_.front() += 1;  // the count leads the encoding
+    append_record(retired_, record);
+    return;
+  }
+  // The calls of different communicators cannot be matched across processes,
+  // so a folded record keeps counts and local times, not exit skews.
+  const CommKey key{record.key.root_world_rank,
+                    kFoldedSerialBase + static_cast<std::uint64_t>(state->size)};
+  auto [it, inserted] = folded_.try_emplace(key);
+  CommRecord& folded = it->second;
+  if (inserted) {
+    folded.key = key;
+    folded.rank = record.rank;
+    folded.stats.name = "freed communicators of size " + std::to_string(state->size) +
+                        " rooted at world rank " + std::to_string(key.root_world_rank) +
+                        " (folded)";
+    folded.stats.kind = record.stats.kind;
+    folded.stats.size = state->size;
+  }
+  folded.missed_any += record.missed_any;
+  report::accumulate(folded.stats, record.stats);
+}
+
+void SessionImpl::finish() {
+  // Retire what is still alive; deleting the attribute runs delete_state.
+  std::vector<CommState*> alive;
+  {
+    std::lock_guard lock(registry_mutex_);
+    alive.assign(live_.begin(), live_.end());
+  }
+  // Same order on every process (by key), since freeing communicators is
+  // collective in principle.
+  std::sort(alive.begin(), alive.end(), [](const CommState* a, const CommState* b) {
+    return a->record.key < b->record.key;
+  });
+  finishing_ = true;
+  for (CommState* state : alive) PMPI_Comm_delete_attr(state->user, keyval_);
+  PMPI_Comm_free_keyval(&keyval_);
+  std::vector<double> records;
+  {
+    std::lock_guard lock(registry_mutex_);
+    for (const auto& [key, folded] : folded_) {
+      retired_.front() += 1;
+      append_record(retired_, folded);
+    }
+    records.swap(retired_);
+  }
+  if (policy_.mode != config::Mode::off) write_report(records);
+  world_sync_.reset();
+}
+
+}  // namespace harmonize

@@ -1,0 +1,31 @@
+#pragma once
+// Everything the library measures between MPI_Init and MPI_Finalize: the
+// world clock, the per-communicator barrier state, and the final report.
+#include <mpi.h>
+
+#include <memory>
+
+#include "config/policy.hpp"
+
+namespace harmonize {
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // Collective over `private_world`. Synchronizes the world clock when the
+  // mode needs one (observe, harmonize); in mode off nothing is measured and
+  // only explicit MPIX_Harmonize calls use the session.
+  static std::unique_ptr<Session> create(const config::PolicyResult& configuration,
+                                         MPI_Comm private_world);
+
+  // An intercepted MPI_Barrier: observed or harmonized as the policy says.
+  virtual int barrier(MPI_Comm comm) = 0;
+  // MPIX_Harmonize: always a harmonized barrier.
+  virtual int harmonize(MPI_Comm comm, int* flag) = 0;
+  virtual int last_flag(MPI_Comm comm, int* flag) = 0;
+  // Collective over the world: statistics to rank 0, report, summary line.
+  virtual void finish() = 0;
+};
+
+}  // namespace harmonize

@@ -1,0 +1,74 @@
+#pragma once
+// The measuring session: world clock, per-communicator states, barriers.
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "harmonize/clock_setup.hpp"
+#include "harmonize/comm_state.hpp"
+#include "harmonize/session.hpp"
+
+namespace harmonize {
+
+class SessionImpl final : public Session {
+ public:
+  SessionImpl(const config::PolicyResult& configuration, MPI_Comm private_world);
+  ~SessionImpl() override;
+
+  int barrier(MPI_Comm comm) override;
+  int harmonize(MPI_Comm comm, int* flag) override;
+  int last_flag(MPI_Comm comm, int* flag) override;
+  void finish() override;
+
+  // Called from the attribute delete callback when a user frees a communicator.
+  void retire(CommState* state);
+
+ private:
+  bool affects(MPI_Comm comm) const;
+  CommState* state_for(MPI_Comm comm);
+  std::unique_ptr<CommState> create_state(MPI_Comm comm);
+  void measure_slack(CommState& state);
+
+  int harmonized_barrier(CommState& state, int* flag);
+  int observed_barrier(CommState& state);
+  int passed_through(CommState& state);
+  void flush_log(CommState& state);
+  void resync(CommState& state);
+  clock::GlobalClock world_clock(std::uint64_t* version);
+
+  void stop_on_error(const std::string& error);
+  void sync_world_clock();
+  void write_report(const std::vector<double>& encoded_records);
+
+  config::PolicyResult configuration_;
+  const config::Policy& policy_;
+  MPI_Comm world_;  // owned by the lifecycle
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  std::string started_;
+  ClockSetup clocks_;
+
+  std::mutex world_mutex_;  // world clock: read by sub-communicators' resyncs
+  std::unique_ptr<sync::CommClockSync> world_sync_;
+  std::optional<clock::GlobalClock> world_clock_;
+  std::uint64_t world_version_ = 0;
+  double initial_sync_seconds_ = 0;
+  std::uint64_t world_syncs_ = 0;
+  double world_sync_seconds_ = 0;
+
+  int keyval_ = MPI_KEYVAL_INVALID;
+  std::atomic<std::uint64_t> serial_{0};
+  std::mutex registry_mutex_;
+  std::set<CommState*> live_;
+  // Records of freed communicators, encoded at once: the encoding is sparse,
+  // so a create/free loop costs bytes per communicator, not histograms.
+  std::vector<double> retired_{0.0};
+  // Beyond the first communicators of each root, freed ones are folded into
+  // one record per (root, size), so memory stays bounded in a create/free loop.
+  std::map<CommKey, CommRecord> folded_;
+  bool finishing_ = false;  // communicators retired now were not freed by the user
+};
+
+}  // namespace harmonize

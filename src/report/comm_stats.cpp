@@ -1,0 +1,118 @@
+#include "report/comm_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace harmonize::report {
+
+namespace {
+
+constexpr double kFlatFormat = 1.0;
+// Format tag, size, 4 counters, resync time, 4 slacks, 1 reserved.
+constexpr std::size_t kScalarFields = 12;
+
+bool is_count(double x) {
+  return x >= 0.0 && x <= 9007199254740992.0 && std::floor(x) == x;
+}
+
+}  // namespace
+
+void append_to(std::vector<double>& out, const CommStats& s) {
+  out.insert(out.end(),
+             {kFlatFormat, static_cast<double>(s.size), static_cast<double>(s.calls),
+              static_cast<double>(s.harmonized_calls), static_cast<double>(s.missed_calls),
+              static_cast<double>(s.resyncs), s.resync_seconds, s.slack_initial, s.slack_final,
+              s.slack_max, s.slack_min, 0.0 /* reserved */});
+  for (const Distribution* d :
+       {&s.exit_skew, &s.lateness, &s.wait, &s.time_in_call, &s.truth_exit_skew}) {
+    d->append_to(out);
+  }
+}
+
+std::vector<double> to_flat(const CommStats& stats) {
+  std::vector<double> out;
+  append_to(out, stats);
+  return out;
+}
+
+std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t& offset) {
+  if (offset > in.size() || in.size() - offset < kScalarFields) return std::nullopt;
+  const auto h = in.subspan(offset, kScalarFields);
+  if (h[0] != kFlatFormat) return std::nullopt;
+  for (std::size_t i : {1, 2, 3, 4, 5}) {
+    if (!is_count(h[i])) return std::nullopt;
+  }
+  CommStats s;
+  s.size = static_cast<int>(h[1]);
+  s.calls = static_cast<std::uint64_t>(h[2]);
+  s.harmonized_calls = static_cast<std::uint64_t>(h[3]);
+  s.missed_calls = static_cast<std::uint64_t>(h[4]);
+  s.resyncs = static_cast<std::uint64_t>(h[5]);
+  s.resync_seconds = h[6];
+  s.slack_initial = h[7];
+  s.slack_final = h[8];
+  s.slack_max = h[9];
+  s.slack_min = h[10];
+  std::size_t cursor = offset + kScalarFields;
+  for (Distribution* d :
+       {&s.exit_skew, &s.lateness, &s.wait, &s.time_in_call, &s.truth_exit_skew}) {
+    auto read = Distribution::read_from(in, cursor);
+    if (!read) return std::nullopt;
+    *d = std::move(*read);
+  }
+  offset = cursor;
+  return s;
+}
+
+void accumulate(CommStats& total, const CommStats& more) {
+  total.calls += more.calls;
+  total.harmonized_calls += more.harmonized_calls;
+  total.missed_calls += more.missed_calls;
+  total.resyncs += more.resyncs;
+  total.resync_seconds += more.resync_seconds;
+  total.slack_max = std::max(total.slack_max, more.slack_max);
+  total.slack_min = total.slack_min == 0 ? more.slack_min : std::min(total.slack_min, more.slack_min);
+  total.slack_final = more.slack_final;
+  total.exit_skew.merge(more.exit_skew);
+  total.lateness.merge(more.lateness);
+  total.wait.merge(more.wait);
+  total.time_in_call.merge(more.time_in_call);
+  total.truth_exit_skew.merge(more.truth_exit_skew);
+}
+
+CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any) {
+  CommSummary summary;
+  if (per_rank.empty()) return summary;
+  const CommStats& root = per_rank.front();
+  summary.name = root.name;
+  summary.size = root.size;
+  summary.kind = root.kind;
+  // Only the root decides deadlines, so only its slack exists; the other
+  // ranks' slack fields are unset.
+  summary.slack_initial = root.slack_initial;
+  summary.slack_final = root.slack_final;
+  summary.slack_max = root.slack_max;
+  summary.slack_min = root.slack_min;
+  summary.missed_calls_any = missed_calls_any;
+  summary.missed_events_per_rank.reserve(per_rank.size());
+
+  for (const CommStats& rank : per_rank) {
+    summary.calls = std::max(summary.calls, rank.calls);
+    summary.harmonized_calls = std::max(summary.harmonized_calls, rank.harmonized_calls);
+    summary.resyncs = std::max(summary.resyncs, rank.resyncs);
+    summary.resync_seconds = std::max(summary.resync_seconds, rank.resync_seconds);
+    summary.missed_events_per_rank.push_back(rank.missed_calls);
+    summary.exit_skew.merge(rank.exit_skew);
+    summary.lateness.merge(rank.lateness);
+    summary.wait.merge(rank.wait);
+    summary.time_in_call.merge(rank.time_in_call);
+    summary.truth_exit_skew.merge(rank.truth_exit_skew);
+  }
+  if (summary.harmonized_calls > 0) {
+    summary.failure_rate =
+        static_cast<double>(missed_calls_any) / static_cast<double>(summary.harmonized_calls);
+  }
+  return summary;
+}
+
+}  // namespace harmonize::report

@@ -1,0 +1,84 @@
+#pragma once
+// What one rank records about one communicator, and the job-wide summary that
+// rank 0 builds from all ranks' records after gathering them.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "report/distribution.hpp"
+
+namespace harmonize::report {
+
+// Per rank, per communicator. All durations in seconds.
+struct CommStats {
+  std::string name;  // "MPI_COMM_WORLD", "comm#3 (size 4)"
+  int size = 0;
+  std::string kind;  // "intra", "self", "inter"
+
+  std::uint64_t calls = 0;
+  std::uint64_t harmonized_calls = 0;
+  std::uint64_t missed_calls = 0;  // calls in which THIS rank missed the deadline
+  std::uint64_t resyncs = 0;
+  double resync_seconds = 0.0;
+
+  double slack_initial = 0.0;
+  double slack_final = 0.0;
+  double slack_max = 0.0;
+  double slack_min = 0.0;
+
+  Distribution exit_skew;        // rank 0 only: per call, max - min exit time on the global clock
+  Distribution lateness;         // exit time - deadline when the deadline was missed
+  Distribution wait;             // time spun waiting for the deadline
+  Distribution time_in_call;     // whole barrier call
+  Distribution truth_exit_skew;  // rank 0 only, with test clocks: skew on the untouched clock
+
+  friend bool operator==(const CommStats&, const CommStats&) = default;
+};
+
+// Adds `more` (another communicator's record on the same process) to `total`:
+// counters and times add up, distributions merge, slack keeps the extremes.
+void accumulate(CommStats& total, const CommStats& more);
+
+// Flat encoding of everything except name and kind (every rank of a
+// communicator agrees on those; rank 0 keeps its own). Packs into the same
+// kind of vector as Distribution::append_to so one PMPI_Gatherv moves it.
+void append_to(std::vector<double>& out, const CommStats& stats);
+std::vector<double> to_flat(const CommStats& stats);
+// Reads one CommStats at `offset` and advances it; nullopt if malformed.
+std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t& offset);
+
+// The job-wide view of one communicator.
+struct CommSummary {
+  std::string name;
+  int size = 0;
+  std::string kind;
+
+  std::uint64_t calls = 0;                            // per rank (ranks agree; the maximum is kept)
+  std::uint64_t harmonized_calls = 0;                 // per rank (maximum)
+  std::uint64_t missed_calls_any = 0;                 // calls in which at least one process missed
+  std::vector<std::uint64_t> missed_events_per_rank;  // index = rank in the communicator
+  double failure_rate = 0.0;    // missed_calls_any / harmonized_calls (0 if none harmonized)
+  std::uint64_t resyncs = 0;    // collective, so ranks agree (maximum)
+  double resync_seconds = 0.0;  // longest total among ranks: the job waited that long
+
+  double slack_initial = 0.0;  // as decided by rank 0, which sets the deadlines
+  double slack_final = 0.0;
+  double slack_max = 0.0;  // rank 0's, like all four
+  double slack_min = 0.0;
+
+  Distribution exit_skew;  // merged over ranks (only rank 0 contributes)
+  Distribution lateness;   // merged over ranks
+  Distribution wait;
+  Distribution time_in_call;
+  Distribution truth_exit_skew;
+};
+
+// `per_rank[i]` is the record of rank i of the communicator (not empty).
+// `missed_calls_any` is counted by the integrator (the flag is local, so only
+// a per-call reduction knows whether *any* rank missed).
+CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any);
+
+}  // namespace harmonize::report

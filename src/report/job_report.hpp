@@ -1,0 +1,58 @@
+#pragma once
+// Everything rank 0 knows at MPI_Finalize, in the shape of the JSON report
+// (docs/report.md documents each field and its unit).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/comm_stats.hpp"
+
+namespace harmonize::report {
+
+struct JobInfo {
+  std::string id;  // scheduler job id, or the pid of rank 0
+  int ranks = 0;
+  int nodes = 0;
+  std::vector<std::string> hosts;
+  std::string mpi_library;  // MPI_Get_library_version, first line
+  std::string program;
+  std::string started;   // ISO-8601 UTC, see iso8601_utc()
+  std::string finished;  // ISO-8601 UTC
+};
+
+struct TestClockInfo {
+  double max_offset = 0.0;  // seconds
+  double max_drift = 0.0;   // seconds per second
+  std::uint64_t seed = 0;
+  int node_size = 0;  // ranks per virtual node
+};
+
+struct ClockInfo {
+  std::string scheme;       // h2hca, hca3, h3hca ("" when mode=off)
+  std::string time_source;  // monotonic, tsc, wtime
+  std::string model;        // offset, linear
+  std::string offset_alg;   // skampi, meanrtt
+  int fitpoints = 0;
+  int pingpongs = 0;
+  double initial_sync_seconds = 0.0;
+  std::uint64_t sync_count = 0;  // all syncs of the world clock, the initial one included
+  double sync_seconds_total = 0.0;
+  std::optional<TestClockInfo> test_clock;  // JSON null when absent
+};
+
+struct JobReport {
+  int version = 1;
+  std::string mode;  // off, observe, harmonize
+  JobInfo job;
+  std::map<std::string, std::string> config;  // effective HARMONIZE_* values
+  ClockInfo clock;
+  std::vector<CommSummary> communicators;
+  // Where the JSON file ended up (after write_report_file) for the summary
+  // line; not part of the JSON itself. Empty when no file was written.
+  std::string report_file;
+};
+
+}  // namespace harmonize::report

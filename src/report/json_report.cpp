@@ -1,0 +1,109 @@
+#include "report/json_report.hpp"
+
+#include "report/totals.hpp"
+
+namespace harmonize::report {
+
+using nlohmann::json;
+
+json to_json(const Distribution& d) {
+  return json{{"count", d.count()},
+              {"mean", d.mean()},
+              {"min", d.min()},
+              {"p50", d.percentile(50.0)},
+              {"p90", d.percentile(90.0)},
+              {"p99", d.percentile(99.0)},
+              {"max", d.max()}};
+}
+
+json to_json(const CommSummary& c) {
+  return json{
+      {"name", c.name},
+      {"size", c.size},
+      {"kind", c.kind},
+      {"calls", c.calls},
+      {"harmonized_calls", c.harmonized_calls},
+      {"missed_calls_any", c.missed_calls_any},
+      {"missed_events_per_rank", c.missed_events_per_rank},
+      {"failure_rate", c.failure_rate},
+      {"resyncs", c.resyncs},
+      {"resync_seconds", c.resync_seconds},
+      {"slack",
+       {{"initial", c.slack_initial},
+        {"final", c.slack_final},
+        {"min", c.slack_min},
+        {"max", c.slack_max}}},
+      {"exit_skew", to_json(c.exit_skew)},
+      {"lateness", to_json(c.lateness)},
+      {"wait", to_json(c.wait)},
+      {"time_in_call", to_json(c.time_in_call)},
+      {"truth_exit_skew", to_json(c.truth_exit_skew)},
+  };
+}
+
+namespace {
+
+json to_json(const JobInfo& j) {
+  return json{{"id", j.id},
+              {"ranks", j.ranks},
+              {"nodes", j.nodes},
+              {"hosts", j.hosts},
+              {"mpi_library", j.mpi_library},
+              {"program", j.program},
+              {"started", j.started},
+              {"finished", j.finished}};
+}
+
+json to_json(const ClockInfo& c) {
+  json test_clock = nullptr;
+  if (c.test_clock) {
+    test_clock = json{{"max_offset", c.test_clock->max_offset},
+                      {"max_drift", c.test_clock->max_drift},
+                      {"seed", c.test_clock->seed},
+                      {"node_size", c.test_clock->node_size}};
+  }
+  return json{{"scheme", c.scheme},
+              {"time_source", c.time_source},
+              {"model", c.model},
+              {"offset_alg", c.offset_alg},
+              {"fitpoints", c.fitpoints},
+              {"pingpongs", c.pingpongs},
+              {"initial_sync_seconds", c.initial_sync_seconds},
+              {"sync_count", c.sync_count},
+              {"sync_seconds_total", c.sync_seconds_total},
+              {"test_clock", test_clock}};
+}
+
+json to_json(const Totals& t) {
+  return json{{"communicators", t.communicators},
+              {"calls", t.calls},
+              {"harmonized_calls", t.harmonized_calls},
+              {"missed_calls_any", t.missed_calls_any},
+              {"failure_rate", t.failure_rate},
+              {"resyncs", t.resyncs},
+              {"resync_seconds", t.resync_seconds},
+              {"exit_skew", to_json(t.exit_skew)},
+              {"wait", to_json(t.wait)}};
+}
+
+}  // namespace
+
+json to_json(const JobReport& r) {
+  json communicators = json::array();
+  for (const CommSummary& c : r.communicators) communicators.push_back(to_json(c));
+  return json{{"version", r.version},
+              {"mode", r.mode},
+              {"job", to_json(r.job)},
+              {"config", r.config},
+              {"clock", to_json(r.clock)},
+              {"communicators", communicators},
+              {"totals", to_json(compute_totals(r.communicators))}};
+}
+
+std::string render_report(const JobReport& report) {
+  // Host or program names are not guaranteed UTF-8; replacing a bad byte beats
+  // losing the whole report to an exception at MPI_Finalize.
+  return to_json(report).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace harmonize::report

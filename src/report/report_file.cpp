@@ -1,0 +1,171 @@
+#include "report/report_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace harmonize::report {
+
+namespace {
+
+constexpr unsigned kMaxNumberedNames = 10000;
+
+std::string errno_text(int error) {
+  return std::strerror(error);
+}
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    text.remove_prefix(static_cast<std::size_t>(written));
+  }
+  return true;
+}
+
+// Creates a uniquely named temporary file holding `text`; its path, or "" and
+// `error` set. Not mkstemp: its 0600 mode would need a umask() round trip to
+// fix, and umask() is process-wide state another thread may be using.
+std::string write_temporary(const std::string& path, std::string_view text, std::string& error) {
+  const std::string prefix =
+      directory_of(path) + "/.harmonize-report-" + std::to_string(::getpid()) + "-";
+  const auto salt = std::chrono::steady_clock::now().time_since_epoch().count();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string temporary = prefix + std::to_string(salt + attempt) + ".tmp";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) {
+      error = "cannot create a temporary file in " + directory_of(path) + ": " + errno_text(errno);
+      return {};
+    }
+    const bool written = write_all(fd, text);
+    const int write_error = errno;
+    if (::close(fd) != 0 || !written) {
+      error = "cannot write " + temporary + ": " + errno_text(written ? errno : write_error);
+      ::unlink(temporary.c_str());
+      return {};
+    }
+    return temporary;
+  }
+  error = "cannot find a free temporary name in " + directory_of(path);
+  return {};
+}
+
+enum class Placed { ok, exists, unsupported, failed };
+
+Placed place_by_link(const std::string& temporary, const std::string& target) {
+  if (::link(temporary.c_str(), target.c_str()) == 0) return Placed::ok;
+  if (errno == EEXIST) return Placed::exists;
+  if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS ||
+      errno == EMLINK) {
+    return Placed::unsupported;
+  }
+  return Placed::failed;
+}
+
+Placed place_by_reservation(const std::string& temporary, const std::string& target) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return errno == EEXIST ? Placed::exists : Placed::failed;
+  ::close(fd);
+  // The reservation is ours, so replacing it overwrites nothing of anyone else.
+  if (::rename(temporary.c_str(), target.c_str()) == 0) return Placed::ok;
+  const int error = errno;
+  ::unlink(target.c_str());
+  errno = error;
+  return Placed::failed;
+}
+
+}  // namespace
+
+std::string expand_report_path(std::string_view path_template, std::string_view job_id,
+                               std::string_view host) {
+  std::string out;
+  out.reserve(path_template.size() + job_id.size());
+  for (std::size_t i = 0; i < path_template.size(); ++i) {
+    const char c = path_template[i];
+    if (c != '%' || i + 1 == path_template.size()) {
+      out += c;
+      continue;
+    }
+    switch (path_template[i + 1]) {
+      case 'j':
+        out += job_id;
+        break;
+      case 'h':
+        out += host;
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        out += c;
+        continue;  // keep the next character for the next round
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::string numbered_path(std::string_view path, unsigned number) {
+  if (number == 0) return std::string(path);
+  const auto slash = path.rfind('/');
+  const std::size_t name_start = slash == std::string_view::npos ? 0 : slash + 1;
+  auto dot = path.rfind('.');
+  // A leading dot (".report") names a hidden file, it is not an extension.
+  if (dot == std::string_view::npos || dot <= name_start) dot = path.size();
+  return std::string(path.substr(0, dot)) + "-" + std::to_string(number) +
+         std::string(path.substr(dot));
+}
+
+WrittenReport write_report_file(const std::string& path, std::string_view text) {
+  WrittenReport result;
+  if (path.empty() || path.back() == '/') {
+    result.error = "report path '" + path + "' does not name a file";
+    return result;
+  }
+  const std::string temporary = write_temporary(path, text, result.error);
+  if (temporary.empty()) return result;
+
+  bool use_link = true;
+  bool temporary_renamed = false;
+  for (unsigned number = 0; number < kMaxNumberedNames; ++number) {
+    const std::string target = numbered_path(path, number);
+    Placed placed = use_link ? place_by_link(temporary, target) : Placed::unsupported;
+    if (placed == Placed::unsupported) {
+      use_link = false;
+      placed = place_by_reservation(temporary, target);
+    }
+    if (placed == Placed::exists) continue;
+    if (placed == Placed::failed) {
+      result.error = "cannot create " + target + ": " + errno_text(errno);
+      break;
+    }
+    temporary_renamed = !use_link;
+    result.final_path = target;
+    result.renamed_because_exists = number > 0;
+    break;
+  }
+  if (result.final_path.empty() && result.error.empty()) {
+    result.error = "no free name for " + path + " (tried " + std::to_string(kMaxNumberedNames) +
+                   " numbered names)";
+  }
+  // After link() the temporary is a second name of the report (or, on error,
+  // the only one of a report nobody will read).
+  if (!temporary_renamed) ::unlink(temporary.c_str());
+  return result;
+}
+
+}  // namespace harmonize::report

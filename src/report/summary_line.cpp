@@ -1,0 +1,72 @@
+#include "report/summary_line.hpp"
+
+#include <algorithm>
+
+#include "report/format.hpp"
+#include "report/totals.hpp"
+
+namespace harmonize::report {
+
+namespace {
+
+std::string plural(std::uint64_t n, const char* singular, const char* plural_form) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural_form);
+}
+
+std::string missed_text(std::uint64_t missed, double failure_rate) {
+  if (missed == 0) return "0 missed";
+  return std::to_string(missed) + " missed (" + format_percent(failure_rate) + ")";
+}
+
+std::string communicator_text(const CommSummary& c, bool harmonized) {
+  std::string text = c.name + ": " + plural(c.calls, "barrier", "barriers");
+  if (harmonized) text += ", " + missed_text(c.missed_calls_any, c.failure_rate);
+  if (!c.exit_skew.empty()) {
+    text += ", exit skew p50 " + format_duration(c.exit_skew.percentile(50.0)) + " p99 " +
+            format_duration(c.exit_skew.percentile(99.0));
+  }
+  if (harmonized) text += ", " + plural(c.resyncs, "resync", "resyncs");
+  return text;
+}
+
+const CommSummary* busiest(const std::vector<CommSummary>& communicators) {
+  const CommSummary* best = nullptr;
+  for (const CommSummary& c : communicators) {
+    const bool world = c.name == "MPI_COMM_WORLD";
+    if (best == nullptr || c.calls > best->calls ||
+        (c.calls == best->calls && world && best->name != "MPI_COMM_WORLD")) {
+      best = &c;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string summary_line(const JobReport& report) {
+  const bool harmonized = report.mode == "harmonize";
+  std::string line =
+      "harmonize: mode=" + (report.mode.empty() ? "?" : report.mode) + " " +
+      plural(static_cast<std::uint64_t>(std::max(report.job.ranks, 0)), "rank", "ranks") + " " +
+      plural(static_cast<std::uint64_t>(std::max(report.job.nodes, 0)), "node", "nodes");
+  if (!report.clock.scheme.empty()) line += " sync=" + report.clock.scheme;
+  if (report.clock.test_clock) line += " test-clock";
+
+  if (const CommSummary* shown = busiest(report.communicators)) {
+    line += " | " + communicator_text(*shown, harmonized);
+    if (report.communicators.size() > 1) {
+      std::vector<CommSummary> others;
+      for (const CommSummary& c : report.communicators) {
+        if (&c != shown) others.push_back(c);
+      }
+      const Totals rest = compute_totals(others);
+      line += " | +" + plural(rest.communicators, "communicator", "communicators") + ": " +
+              plural(rest.calls, "barrier", "barriers");
+      if (harmonized) line += ", " + missed_text(rest.missed_calls_any, rest.failure_rate);
+    }
+  }
+  line += " | report " + (report.report_file.empty() ? std::string("none") : report.report_file);
+  return line;
+}
+
+}  // namespace harmonize::report

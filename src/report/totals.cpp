@@ -1,0 +1,24 @@
+#include "report/totals.hpp"
+
+namespace harmonize::report {
+
+Totals compute_totals(std::span<const CommSummary> communicators) {
+  Totals totals;
+  for (const CommSummary& c : communicators) {
+    ++totals.communicators;
+    totals.calls += c.calls;
+    totals.harmonized_calls += c.harmonized_calls;
+    totals.missed_calls_any += c.missed_calls_any;
+    totals.resyncs += c.resyncs;
+    totals.resync_seconds += c.resync_seconds;
+    totals.exit_skew.merge(c.exit_skew);
+    totals.wait.merge(c.wait);
+  }
+  if (totals.harmonized_calls > 0) {
+    totals.failure_rate =
+        static_cast<double>(totals.missed_calls_any) / static_cast<double>(totals.harmonized_calls);
+  }
+  return totals;
+}
+
+}  // namespace harmonize::report

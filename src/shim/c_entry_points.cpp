@@ -1,0 +1,49 @@
+// The exported C entry points. Thin on purpose: translate, guard, delegate.
+#include <mpi.h>
+
+#include "harmonize/lifecycle.hpp"
+#include "harmonize/mpix_harmonize.h"
+#include "shim/reentrancy_guard.hpp"
+
+#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+int after_init(int status) {
+  if (status != MPI_SUCCESS) return status;
+  harmonize::shim::ReentrancyGuard guard;
+  return harmonize::initialize_library();
+}
+
+}  // namespace
+
+HARMONIZE_EXPORT int MPI_Init(int* argc, char*** argv) { return after_init(PMPI_Init(argc, argv)); }
+
+HARMONIZE_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  return after_init(PMPI_Init_thread(argc, argv, required, provided));
+}
+
+HARMONIZE_EXPORT int MPI_Finalize(void) {
+  {
+    harmonize::shim::ReentrancyGuard guard;
+    if (guard.outermost()) harmonize::finalize_library();
+  }
+  return PMPI_Finalize();
+}
+
+HARMONIZE_EXPORT int MPI_Barrier(MPI_Comm comm) {
+  // Pass-through first: in mode off this is the whole cost of the library.
+  if (!harmonize::g_intercept_barrier) return PMPI_Barrier(comm);
+  harmonize::shim::ReentrancyGuard guard;
+  if (!guard.outermost()) return PMPI_Barrier(comm);
+  return harmonize::intercepted_barrier(comm, harmonize::Entry::c);
+}
+
+HARMONIZE_EXPORT int MPIX_Harmonize(MPI_Comm comm, int* flag) {
+  harmonize::shim::ReentrancyGuard guard;
+  return harmonize::harmonize_barrier(comm, flag);
+}
+
+HARMONIZE_EXPORT int MPIX_Harmonize_last_flag(MPI_Comm comm, int* flag) {
+  return harmonize::last_harmonize_flag(comm, flag);
+}

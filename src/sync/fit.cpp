@@ -1,0 +1,75 @@
+#include "sync/fit.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace harmonize::sync {
+namespace {
+
+struct WeightedMeans {
+  double weight = 0;
+  double t = 0;
+  double offset = 0;
+};
+
+WeightedMeans means_of(std::span<const FitPoint> points) {
+  WeightedMeans m;
+  for (const FitPoint& p : points) {
+    const double w = weight_of(p);
+    m.weight += w;
+    m.t += w * p.t;
+    m.offset += w * p.offset;
+  }
+  m.t /= m.weight;
+  m.offset /= m.weight;
+  return m;
+}
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+double weight_of(const FitPoint& point) {
+  return point.uncertainty > 0 ? 1.0 / (point.uncertainty * point.uncertainty) : 1.0;
+}
+
+clock::LinearModel fit_offset_only(std::span<const FitPoint> points) {
+  if (points.empty()) return {};
+  return clock::LinearModel{0.0, means_of(points).offset};
+}
+
+LinearFit fit_linear(std::span<const FitPoint> points) {
+  if (points.empty()) return LinearFit{{}, kInfinity};
+  const WeightedMeans m = means_of(points);
+  double sxx = 0, sxy = 0;
+  for (const FitPoint& p : points) {
+    const double dx = p.t - m.t;
+    sxx += weight_of(p) * dx * dx;
+    sxy += weight_of(p) * dx * (p.offset - m.offset);
+  }
+  if (points.size() < 2 || sxx == 0) return LinearFit{{0.0, m.offset}, kInfinity};
+  const double slope = sxy / sxx;
+  LinearFit fit{clock::LinearModel{slope, m.offset - slope * m.t}, kInfinity};
+  if (points.size() > 2) {
+    // Residual variance per unit weight, scaled to the weighted spread of t.
+    double ssr = 0;
+    for (const FitPoint& p : points) {
+      const double r = p.offset - m.offset - slope * (p.t - m.t);
+      ssr += weight_of(p) * r * r;
+    }
+    fit.slope_stderr = std::sqrt(ssr / static_cast<double>(points.size() - 2) / sxx);
+  }
+  return fit;
+}
+
+clock::LinearModel recompute_intercept(double slope, std::span<const FitPoint> anchor) {
+  if (anchor.empty()) return clock::LinearModel{slope, 0.0};
+  double sum = 0, weights = 0;
+  for (const FitPoint& p : anchor) {
+    sum += weight_of(p) * (p.offset - slope * p.t);
+    weights += weight_of(p);
+  }
+  return clock::LinearModel{slope, sum / weights};
+}
+
+}  // namespace harmonize::sync

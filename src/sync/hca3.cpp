@@ -1,0 +1,82 @@
+#include "sync/hca3.hpp"
+
+#include <vector>
+
+#include "sync/offset_measure.hpp"
+
+namespace harmonize::sync {
+namespace {
+
+int floor_log2(int value) {
+  int log = 0;
+  while ((2 << log) <= value) ++log;
+  return log;
+}
+
+// LEARN_CLOCK_MODEL, client side: measure against the reference's current
+// global clock (which already sits on the root's time when it has been a
+// client in an earlier round), keep the points, choose the model.
+clock::LinearModel learn_as_client(Transport& group, int reference, const clock::GlobalClock& clk,
+                                   const Settings& settings, PairHistory& history) {
+  if (settings.offset == OffsetAlgorithm::mean_rtt && history.mean_rtt < 0)
+    history.mean_rtt = measure_mean_rtt_as_client(group, reference, clk, settings.pingpongs);
+  std::vector<FitPoint> points;
+  const auto count = static_cast<std::size_t>(settings.fitpoints < 1 ? 1 : settings.fitpoints);
+  points.reserve(count);
+  // On a loaded machine a process is sometimes descheduled for milliseconds
+  // and every exchange of a fit point crosses that gap; such a point is
+  // measured again, up to as many extra times as there are fit points.
+  std::size_t spare = count;
+  while (points.size() < count) {
+    const FitPoint point =
+        measure_offset_as_client(group, reference, clk, settings, history.mean_rtt);
+    if (history.stalled(point) && spare > 0) {
+      --spare;
+      continue;
+    }
+    history.note_uncertainty(point.uncertainty);
+    points.push_back(point);
+  }
+  release_reference(group, reference);
+  history.add(std::move(points), settings.history_syncs, settings.history_seconds);
+  return choose_model(history, settings.model);
+}
+
+}  // namespace
+
+int hca3_rounds(int processes) {
+  if (processes <= 1) return 0;
+  const int log = floor_log2(processes);
+  return (1 << log) == processes ? log : log + 1;
+}
+
+clock::GlobalClock run_hca3(Transport& group, const clock::GlobalClock& mine,
+                            const Settings& settings, PairHistory& history) {
+  const int p = group.size();
+  const int r = group.rank();
+  if (p <= 1) return mine;
+  const int nrounds = floor_log2(p);
+  const int max_power = 1 << nrounds;
+  clock::GlobalClock current = mine;
+  // Step 1: binomial tree over ranks [0, max_power).
+  for (int i = nrounds; i >= 1 && r < max_power; --i) {
+    const int running_power = 1 << i;
+    const int next_power = 1 << (i - 1);
+    if (r % running_power == 0) {
+      serve_as_reference(group, r + next_power, current);
+    } else if (r % running_power == next_power) {
+      const auto model = learn_as_client(group, r - next_power, mine, settings, history);
+      current = mine.with_models(mine.models().with(model));
+    }
+  }
+  // Step 2: the ranks beyond the largest power of two.
+  if (r >= max_power) {
+    const auto model = learn_as_client(group, r - max_power, mine, settings, history);
+    current = mine.with_models(mine.models().with(model));
+  } else if (r < p - max_power) {
+    serve_as_reference(group, r + max_power, current);
+  }
+  return current;
+}
+
+}  // namespace harmonize::sync

@@ -1,0 +1,68 @@
+#pragma once
+// The schemes of paper 001 composed from per-level algorithms over split
+// groups: HCA3 (one level), H2HCA (HCA3 among node leaders, ClockPropSync in
+// the node), H3HCA (HCA3 among node leaders, HCA3 among the socket leaders of
+// a node, ClockPropSync in the socket). Transport-agnostic: the MPI layer and
+// the simulator both drive it.
+#include <memory>
+#include <string>
+
+#include "clock/global_clock.hpp"
+#include "sync/pair_history.hpp"
+#include "sync/settings.hpp"
+#include "sync/transport.hpp"
+
+namespace harmonize::sync {
+
+// Where this process sits. Colors only need to be equal within a node
+// (socket within its node); socket < 0 means unknown, and must then be
+// unknown on every process of the group (the caller agrees on that first).
+struct Placement {
+  int node = 0;
+  int socket = -1;
+};
+
+struct LevelStats {
+  int rounds = 0;  // HCA3 rounds of the levels this scheme runs, ceil(log2) each
+  int levels = 0;  // levels of the hierarchy actually used
+  int nodes = 0;
+  bool inter_node_member = false;  // does this process take part in the top HCA3 level?
+  std::string fallback_note;
+};
+
+class HierarchicalSync {
+ public:
+  // Collective over `group` (splits it once; the groups are kept for later
+  // syncs). `group` must outlive this object.
+  HierarchicalSync(Transport& group, const Settings& settings, Placement placement);
+
+  // Collective. `base` is the clock being refined; rank 0 of the group is the
+  // reference. The same base (source and models) must be passed on every
+  // call, otherwise call forget_history() first.
+  clock::GlobalClock synchronize(const clock::GlobalClock& base);
+  void forget_history();
+  // Collective: one sync of minimal effort whose fit points are then
+  // forgotten. MPI libraries connect pairs lazily (the first messages can
+  // take milliseconds), and each pair learns the uncertainty it can reach.
+  void warm_up(const clock::GlobalClock& base);
+  // Earlier syncs in this process's drift estimate (top HCA3 level it is a client of).
+  std::size_t history_batches() const {
+    return inter_history_.empty() ? intra_history_.batches() : inter_history_.batches();
+  }
+
+  const LevelStats& stats() const { return stats_; }
+  const Settings& settings() const { return settings_; }
+
+ private:
+  Transport& group_;
+  Settings settings_;
+  std::unique_ptr<Transport> node_;          // everybody (h2hca, h3hca)
+  std::unique_ptr<Transport> node_leaders_;  // node rank 0 only
+  std::unique_ptr<Transport> socket_;        // h3hca: everybody
+  std::unique_ptr<Transport> socket_leaders_;  // h3hca: socket rank 0 only, per node
+  PairHistory inter_history_;
+  PairHistory intra_history_;
+  LevelStats stats_;
+};
+
+}  // namespace harmonize::sync

@@ -1,0 +1,36 @@
+#pragma once
+// Transport over PMPI on a communicator this object owns (a private
+// duplicate or a split of one), so internal traffic never mixes with the
+// user's and never re-enters our own MPI wrappers.
+#include <mpi.h>
+
+#include "sync/transport.hpp"
+
+namespace harmonize::sync {
+
+class MpiTransport final : public Transport {
+ public:
+  // Takes ownership of `comm` and frees it in the destructor.
+  explicit MpiTransport(MPI_Comm owned);
+  ~MpiTransport() override;
+  MpiTransport(const MpiTransport&) = delete;
+  MpiTransport& operator=(const MpiTransport&) = delete;
+
+  // PMPI_Comm_dup of `comm` (collective).
+  static std::unique_ptr<MpiTransport> duplicate(MPI_Comm comm);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void send(int peer, std::span<const double> values) override;
+  void recv(int peer, std::span<double> values) override;
+  void broadcast(std::vector<std::byte>& bytes, int root) override;
+  std::unique_ptr<Transport> split(int color, int key) override;
+  MPI_Comm comm() const { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace harmonize::sync

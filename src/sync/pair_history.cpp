@@ -1,0 +1,78 @@
+#include "sync/pair_history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace harmonize::sync {
+
+namespace {
+
+void drop_stalled(std::vector<FitPoint>& batch, double factor) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const FitPoint& p : batch)
+    if (p.uncertainty > 0) best = std::min(best, p.uncertainty);
+  if (!std::isfinite(best)) return;  // uncertainties unknown
+  std::erase_if(batch, [&](const FitPoint& p) { return p.uncertainty > factor * best; });
+}
+
+}  // namespace
+
+void PairHistory::note_uncertainty(double uncertainty) {
+  if (uncertainty > 0) best_uncertainty_ = std::min(best_uncertainty_, uncertainty);
+}
+
+void PairHistory::add(std::vector<FitPoint> batch, int max_batches, double max_age) {
+  drop_stalled(batch, kStallFactor);
+  if (batch.empty()) return;
+  const double newest_t = batch.back().t;
+  batches_.push_back(std::move(batch));
+  while (batches_.size() > 1 &&
+         (static_cast<int>(batches_.size()) > max_batches ||
+          newest_t - batches_.front().back().t > max_age)) {
+    batches_.pop_front();
+  }
+}
+
+std::vector<FitPoint> PairHistory::all_points() const {
+  std::vector<FitPoint> points;
+  for (const auto& batch : batches_) points.insert(points.end(), batch.begin(), batch.end());
+  return points;
+}
+
+namespace {
+
+// Offset-only model for the end of the newest batch. A plain mean would sit
+// at the batch's middle in time and be stale by drift x half the sync (20 ns
+// for 100 ppm and a 0.4 ms sync); the batch's own regression, evaluated at
+// its last point, is not - its slope only places the offset, it is never
+// extrapolated beyond the batch.
+clock::LinearModel offset_at_end_of(const std::vector<FitPoint>& batch) {
+  const LinearFit fit = fit_linear(batch);
+  return clock::LinearModel{0.0, fit.model.offset_at(batch.back().t)};
+}
+
+}  // namespace
+
+clock::LinearModel choose_model(const PairHistory& history, ModelKind kind) {
+  if (history.empty()) return {};
+  if (kind == ModelKind::offset_only) return offset_at_end_of(history.newest());
+  const auto points = history.all_points();
+  const LinearFit fit = fit_linear(points);
+  double slope = fit.model.slope;
+  if (kind == ModelKind::automatic) {
+    // Within one sync (a millisecond) the offsets carry systematic trends -
+    // a TCP path warming up, a core changing frequency - that look like a
+    // drift of hundreds of ppm and pass any noise test; over TCP a single
+    // sync's slope made the error 10 s later worse than no slope at all.
+    // So the slope must come from a baseline spanning syncs.
+    const double baseline = points.back().t - points.front().t;
+    if (baseline < kMinDriftBaseline) return offset_at_end_of(history.newest());
+    // And even then it must stand out of the noise: extrapolating noise is
+    // worse than none (one machine's shared clock has no drift at all).
+    if (!(std::abs(slope) > 2.0 * fit.slope_stderr)) slope = 0.0;
+  }
+  return recompute_intercept(slope, history.newest());
+}
+
+}  // namespace harmonize::sync

@@ -1,0 +1,349 @@
+// harmonize-bench-overhead: what libharmonize costs an MPI_Barrier when it is
+// preloaded but switched off (HARMONIZE_MODE=off), the promise being that an
+// idle interposer is free.
+//
+// Run without mpiexec, it is the driver: it launches itself as workers through
+// mpiexec, alternating native and preloaded runs so that machine noise (other
+// jobs on a shared node) hits both sides alike, and prints the median of each
+// side. A worker times N back-to-back barriers with clock_gettime.
+//
+// A plain MPI program: linking harmonize would measure the library under itself.
+
+#define OMPI_SKIP_MPICXX 1  // C API only: the C++ bindings are not warning-free
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+constexpr std::string_view kWorkerFlag = "--worker";
+constexpr std::string_view kResultTag = "ns_per_call=";
+
+// ---------------------------------------------------------------- worker
+
+double now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+// argv: --worker self|world CALLS
+int run_worker(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const bool self = argc > 2 && std::string_view(argv[2]) == "self";
+  const long calls = argc > 3 ? std::max(1L, std::atol(argv[3])) : 100000;
+  MPI_Comm comm = self ? MPI_COMM_SELF : MPI_COMM_WORLD;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  // Warm-up: first calls pay for lazy initialisation (ours and the MPI's).
+  for (long i = 0; i < calls / 10; ++i) MPI_Barrier(comm);
+  // The calls are timed in batches and the fastest batch counts: on a shared
+  // node another process taking the core for a while inflates one batch, not
+  // the estimate. Both sides are measured the same way.
+  constexpr long kBatches = 10;
+  const long per_batch = std::max(1L, calls / kBatches);
+  double per_call = 0.0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (long batch = 0; batch < kBatches; ++batch) {
+    const double start = now_ns();
+    for (long i = 0; i < per_batch; ++i) MPI_Barrier(comm);
+    const double batch_per_call = (now_ns() - start) / static_cast<double>(per_batch);
+    per_call = batch == 0 ? batch_per_call : std::min(per_call, batch_per_call);
+  }
+
+  // The slowest rank is what a benchmark would see.
+  double slowest = 0.0;
+  MPI_Reduce(&per_call, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf("%.*s%.3f\n", static_cast<int>(kResultTag.size()), kResultTag.data(), slowest);
+  MPI_Finalize();
+  return 0;
+}
+
+// ---------------------------------------------------------------- driver
+
+struct Options {
+  std::string mpiexec = "mpiexec";
+  std::string library;  // default: ../lib/libharmonize.so next to this executable
+  int rounds = 5;
+  long self_calls = 2'000'000;
+  long pair_calls = 200'000;
+};
+
+enum class Flavor { openmpi, mpich, unknown };
+
+struct Case {
+  const char* label;
+  const char* comm;  // worker argument
+  int ranks;
+  long calls;
+};
+
+struct Captured {
+  int status = -1;  // exit status, or -1 if it could not run
+  std::string output;
+};
+
+// Runs argv with the given environment, returning its stdout (stderr passes through).
+Captured run_capture(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  Captured result;
+  int fds[2];
+  if (pipe(fds) != 0) return result;
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    std::fprintf(stderr, "harmonize-bench-overhead: cannot run %s: %s\n", argv[0],
+                 std::strerror(spawned));
+    return result;
+  }
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) result.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::optional<double> parse_result(const std::string& output) {
+  const auto at = output.find(kResultTag);
+  if (at == std::string::npos) return std::nullopt;
+  return std::strtod(output.c_str() + at + kResultTag.size(), nullptr);
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+Flavor detect_flavor(const std::string& mpiexec) {
+  const Captured version = run_capture({mpiexec, "--version"}, current_environment());
+  if (version.output.find("Open MPI") != std::string::npos ||
+      version.output.find("OpenRTE") != std::string::npos) {
+    return Flavor::openmpi;
+  }
+  if (version.output.find("HYDRA") != std::string::npos) return Flavor::mpich;
+  return Flavor::unknown;
+}
+
+// The caller's environment without anything that would change what is measured.
+std::vector<std::string> base_environment() {
+  std::vector<std::string> env;
+  for (std::string& entry : current_environment()) {
+    if (entry.starts_with("LD_PRELOAD=") || entry.starts_with("HARMONIZE_")) continue;
+    env.push_back(std::move(entry));
+  }
+  env.emplace_back("HARMONIZE_MODE=off");
+  return env;
+}
+
+// The launcher gets the preload through its own option, not LD_PRELOAD in its
+// own environment: mpiexec itself must not load the library.
+std::vector<std::string> command(const Options& options, Flavor flavor, const Case& c,
+                                 const std::string& self_path, bool preload) {
+  std::vector<std::string> args{options.mpiexec, "-n", std::to_string(c.ranks)};
+  if (flavor == Flavor::openmpi) args.push_back("--oversubscribe");
+  if (preload && flavor == Flavor::openmpi) {
+    args.insert(args.end(), {"-x", "LD_PRELOAD=" + options.library});
+  } else if (preload && flavor == Flavor::mpich) {
+    args.insert(args.end(), {"-genv", "LD_PRELOAD", options.library});
+  }
+  args.insert(args.end(), {self_path, std::string(kWorkerFlag), c.comm, std::to_string(c.calls)});
+  return args;
+}
+
+std::optional<double> median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
+}
+
+std::string executable_path() {
+  std::string path(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", path.data(), path.size() - 1);
+  path.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return path;
+}
+
+std::string default_library(const std::string& self_path) {
+  const auto slash = self_path.rfind('/');
+  const std::string bin = slash == std::string::npos ? "." : self_path.substr(0, slash);
+  return bin + "/../lib/libharmonize.so";
+}
+
+const char* const kUsage =
+    "usage: harmonize-bench-overhead [--mpiexec PATH] [--library PATH] [--rounds N]\n"
+    "                                [--self-calls N] [--pair-calls N]\n"
+    "Measures the time libharmonize adds to MPI_Barrier in HARMONIZE_MODE=off.\n"
+    "Run it without mpiexec: it launches its own MPI jobs.\n";
+
+std::optional<long> parse_positive(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < 1) return std::nullopt;
+  return value;
+}
+
+// The reason the command line is wrong, or "".
+std::string parse_options(int argc, char** argv, Options& options, bool& help) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      help = true;
+      continue;
+    }
+    if (i + 1 >= argc) return "option " + std::string(flag) + " needs a value (or is unknown)";
+    const char* value = argv[++i];
+    if (flag == "--mpiexec") {
+      options.mpiexec = value;
+    } else if (flag == "--library") {
+      options.library = value;
+    } else {
+      const auto n = parse_positive(value);
+      if (!n) return "bad value '" + std::string(value) + "' for " + std::string(flag);
+      if (flag == "--rounds") {
+        options.rounds = static_cast<int>(std::min(*n, 1000L));
+      } else if (flag == "--self-calls") {
+        options.self_calls = *n;
+      } else if (flag == "--pair-calls") {
+        options.pair_calls = *n;
+      } else {
+        return "unknown option " + std::string(flag);
+      }
+    }
+  }
+  return {};
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string text;
+  for (const auto& a : args) text += (text.empty() ? "" : " ") + a;
+  return text;
+}
+
+std::string cell(std::optional<double> value) {
+  char buffer[32];
+  if (!value) return "failed";
+  std::snprintf(buffer, sizeof buffer, "%.1f", *value);
+  return buffer;
+}
+
+int run_driver(int argc, char** argv) {
+  Options options;
+  bool help = false;
+  const std::string error = parse_options(argc, argv, options, help);
+  if (!error.empty()) {
+    std::fprintf(stderr, "harmonize-bench-overhead: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  const std::string self_path = executable_path();
+  if (options.library.empty()) options.library = default_library(self_path);
+  if (access(options.library.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "harmonize-bench-overhead: library %s: %s (use --library)\n",
+                 options.library.c_str(), std::strerror(errno));
+    return 2;
+  }
+  const Flavor flavor = detect_flavor(options.mpiexec);
+  const std::vector<std::string> env = base_environment();
+  const std::vector<Case> cases{{"MPI_COMM_SELF, 1 rank", "self", 1, options.self_calls},
+                                {"MPI_COMM_WORLD, 2 ranks", "world", 2, options.pair_calls}};
+
+  std::printf(
+      "# harmonize-bench-overhead: MPI_Barrier, native vs libharmonize preloaded with "
+      "HARMONIZE_MODE=off\n# library %s, %d rounds alternating the sides; per run the fastest of "
+      "10 "
+      "batches, then the median over rounds\n",
+      options.library.c_str(), options.rounds);
+  std::fflush(stdout);
+  bool all_ran = true;
+  std::vector<std::pair<std::optional<double>, std::optional<double>>> medians;
+  for (const Case& c : cases) {
+    std::vector<double> native;
+    std::vector<double> preloaded;
+    for (int round = 0; round < options.rounds; ++round) {
+      // Alternate which side goes first so a trend (e.g. a CPU clocking up)
+      // does not favour one of them.
+      for (int k = 0; k < 2; ++k) {
+        const bool preload = (round + k) % 2 == 1;
+        const auto args = command(options, flavor, c, self_path, preload);
+        const Captured run = run_capture(args, env);
+        const auto value = run.status == 0 ? parse_result(run.output) : std::nullopt;
+        if (!value) {
+          std::fprintf(stderr, "harmonize-bench-overhead: '%s' failed (status %d)\n",
+                       joined(args).c_str(), run.status);
+          all_ran = false;
+          continue;
+        }
+        (preload ? preloaded : native).push_back(*value);
+      }
+    }
+    medians.emplace_back(median(native), median(preloaded));
+  }
+
+  std::printf("%-26s | %15s | %18s | %14s\n", "case", "native ns/call", "preloaded ns/call",
+              "added ns/call");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& [native, preloaded] = medians[i];
+    std::optional<double> added;
+    if (native && preloaded) added = *preloaded - *native;
+    std::printf("%-26s | %15s | %18s | %14s\n", cases[i].label, cell(native).c_str(),
+                cell(preloaded).c_str(), cell(added).c_str());
+  }
+  std::printf("# reproduce: %s", self_path.c_str());
+  std::printf(" --mpiexec %s --library %s --rounds %d --self-calls %ld --pair-calls %ld\n",
+              options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.self_calls,
+              options.pair_calls);
+  std::printf("# one worker: HARMONIZE_MODE=off %s\n",
+              joined(command(options, flavor, cases[0], self_path, true)).c_str());
+  return all_ran ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == kWorkerFlag) return run_worker(argc, argv);
+  return run_driver(argc, argv);
+}

@@ -1,0 +1,75 @@
+"""Shared helpers for the application tests (tests/mpi, tests/scripts).
+
+CTest passes the build through the environment (tests/mpi_launch.cmake); when
+run by hand, point HZTEST_BUILD_DIR at a build tree.
+"""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SOURCE_DIR = Path(os.environ.get("HZTEST_SOURCE_DIR", Path(__file__).resolve().parents[1]))
+BUILD_DIR = Path(os.environ.get("HZTEST_BUILD_DIR", SOURCE_DIR / "build"))
+MPIEXEC = os.environ.get("HZTEST_MPIEXEC", "mpiexec")
+MPI_FLAVOR = os.environ.get("HZTEST_MPI_FLAVOR", "openmpi")
+LIBRARY = BUILD_DIR / "lib" / "libharmonize.so"
+BIN = BUILD_DIR / "bin"
+PROGRAMS = BUILD_DIR / "tests" / "programs"
+PYTHON = "/usr/bin/python3"  # Debian's, which owns python3-mpi4py
+
+
+def clean_environment(**overrides):
+    """The caller's environment without any HARMONIZE_* variable, plus overrides."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARMONIZE_")}
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    # Keep Open MPI from probing absent network devices / launch agents.
+    env.setdefault("OMPI_MCA_plm_rsh_agent", "")
+    env.update({k: str(v) for k, v in overrides.items()})
+    return env
+
+
+def mpiexec_command(nprocs, program, *, preload=True, btl=None, env_names=()):
+    """An mpiexec command line for `nprocs` ranks of `program` (a list).
+
+    Variables are handed to the ranks through the launcher's environment; Open
+    MPI forwards the caller's environment to local ranks, MPICH's Hydra too.
+    """
+    cmd = [MPIEXEC, "-n", str(nprocs)]
+    if MPI_FLAVOR == "openmpi":
+        cmd += ["--oversubscribe", "--bind-to", "none"]
+        if btl:
+            cmd += ["--mca", "btl", btl]
+    return cmd + list(program)
+
+
+def run_mpi(nprocs, program, *, preload=True, env=None, btl=None, timeout=120, check=False):
+    """Run `program` on `nprocs` ranks, optionally with libharmonize preloaded."""
+    environment = clean_environment(**(env or {}))
+    if preload:
+        environment["LD_PRELOAD"] = str(LIBRARY)
+    cmd = mpiexec_command(nprocs, [str(p) for p in program], btl=btl)
+    result = subprocess.run(cmd, env=environment, capture_output=True, text=True, timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(cmd)} exited {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    return result
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def harmonize_lines(text):
+    """Lines the library printed (they all start with 'harmonize:')."""
+    return [line for line in text.splitlines() if line.startswith("harmonize:")]
+
+
+def find_number(pattern, text):
+    match = re.search(pattern, text)
+    assert match, f"pattern {pattern!r} not found in:\n{text}"
+    return float(match.group(1))

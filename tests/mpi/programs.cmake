@@ -1,0 +1,36 @@
+# Small MPI programs the application tests run under the library. They are
+# plain MPI programs: they never link libharmonize, they get it preloaded.
+set(HARMONIZE_TEST_PROGRAM_DIR ${PROJECT_BINARY_DIR}/tests/programs)
+enable_language(C)
+find_package(MPI REQUIRED COMPONENTS C)
+foreach(program barrier_loop barrier_errors no_finalize subcomm threads)
+  add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.c)
+  target_link_libraries(${program} PRIVATE MPI::MPI_C)
+  set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
+endforeach()
+
+target_link_libraries(threads PRIVATE Threads::Threads)
+
+# The one program that links the library: it calls the public API directly.
+add_executable(explicit_harmonize ${CMAKE_CURRENT_LIST_DIR}/programs/explicit_harmonize.c)
+target_link_libraries(explicit_harmonize PRIVATE harmonize MPI::MPI_C)
+set_target_properties(explicit_harmonize PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR}
+  BUILD_RPATH ${PROJECT_BINARY_DIR}/lib)
+
+# Fortran programs prove that the Fortran bindings are intercepted too; they
+# need a Fortran compiler and MPI's Fortran support, else they are skipped.
+include(CheckLanguage)
+check_language(Fortran)
+if(CMAKE_Fortran_COMPILER)
+  enable_language(Fortran)
+  find_package(MPI COMPONENTS Fortran)
+endif()
+if(MPI_Fortran_FOUND)
+  foreach(program barrier_mpif barrier_f08)
+    add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.f90)
+    target_link_libraries(${program} PRIVATE MPI::MPI_Fortran)
+    set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
+  endforeach()
+else()
+  message(STATUS "harmonize: no MPI Fortran compiler; Fortran interception tests are skipped")
+endif()

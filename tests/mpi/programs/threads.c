@@ -1,0 +1,40 @@
+/* MPI_THREAD_MULTIPLE: two threads per process, each barriers on its own
+ * communicator at the same time. */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int iterations = 500;
+
+static void* worker(void* arg) {
+  MPI_Comm comm = *(MPI_Comm*)arg;
+  for (int i = 0; i < iterations; ++i) MPI_Barrier(comm);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    printf("MPI_THREAD_MULTIPLE not provided\n");
+    MPI_Finalize();
+    return 0;
+  }
+  if (argc > 1) iterations = atoi(argv[1]);
+  MPI_Comm comms[2];
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[0]);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
+  MPI_Comm_set_name(comms[0], "thread-0");
+  MPI_Comm_set_name(comms[1], "thread-1");
+  pthread_t threads[2];
+  for (int t = 0; t < 2; ++t) pthread_create(&threads[t], NULL, worker, &comms[t]);
+  for (int t = 0; t < 2; ++t) pthread_join(threads[t], NULL);
+  MPI_Comm_free(&comms[0]);
+  MPI_Comm_free(&comms[1]);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) printf("threads done\n");
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,77 @@
+"""The JSON report and the summary line: schema, consistency, no overwrite."""
+import json
+
+from conftest import PROGRAMS, run_mpi
+
+DISTRIBUTION_KEYS = {"count", "mean", "min", "p50", "p90", "p99", "max"}
+
+
+def run(env, nprocs=2, calls="500"):
+    return run_mpi(nprocs, [PROGRAMS / "barrier_loop", calls], env=env, check=True)
+
+
+def check_distribution(value):
+    assert set(value) == DISTRIBUTION_KEYS
+    assert value["count"] == 0 or value["min"] <= value["p50"] <= value["p90"] <= value["p99"] <= value["max"]
+
+
+def test_report_schema_and_consistency(tmp_path):
+    path = tmp_path / "r.json"
+    result = run({"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": path, "HARMONIZE_SLACK": "20us"})
+    report = json.loads(path.read_text())
+    assert report["version"] == 1 and report["mode"] == "harmonize"
+    assert report["job"]["ranks"] == 2 and report["job"]["nodes"] == 1
+    assert "barrier_loop" in report["job"]["program"]
+    assert report["config"]["HARMONIZE_SLACK"] == "20us"
+    assert report["config"]["HARMONIZE_MODE"] == "harmonize"
+    clock = report["clock"]
+    assert clock["scheme"] == "h2hca" and clock["sync_count"] >= 1
+    assert 0 < clock["initial_sync_seconds"] < 1
+    assert clock["test_clock"] is None
+    world = report["communicators"][0]
+    assert world["name"] == "MPI_COMM_WORLD" and world["size"] == 2 and world["kind"] == "intra"
+    assert world["calls"] == 500 == world["harmonized_calls"]
+    assert world["missed_calls_any"] <= world["calls"]
+    assert len(world["missed_events_per_rank"]) == 2
+    assert max(world["missed_events_per_rank"]) <= world["missed_calls_any"]
+    assert world["slack"]["initial"] == 20e-6
+    assert world["slack"]["min"] <= world["slack"]["final"] <= world["slack"]["max"]
+    for key in ("exit_skew", "lateness", "wait", "time_in_call"):
+        check_distribution(world[key])
+    assert world["exit_skew"]["count"] == 500
+    assert world["time_in_call"]["count"] == 1000  # both ranks
+    summary = [l for l in result.stderr.splitlines() if l.startswith("harmonize: mode=harmonize")]
+    assert len(summary) == 1 and "MPI_COMM_WORLD: 500 barriers" in summary[0] and str(path) in summary[0]
+
+
+def test_existing_report_is_never_overwritten(tmp_path):
+    path = tmp_path / "same.json"
+    env = {"HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": path}
+    run(env, calls="10")
+    first = path.read_text()
+    result = run(env, calls="20")
+    assert path.read_text() == first
+    second = tmp_path / "same-1.json"
+    assert json.loads(second.read_text())["communicators"][0]["calls"] == 20
+    assert f"{path} exists, not overwritten; report written to {second}" in result.stderr
+
+
+def test_report_template_and_quiet(tmp_path):
+    result = run({"HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": tmp_path / "job-%j.json",
+                  "HARMONIZE_QUIET": "1"})
+    files = list(tmp_path.glob("job-*.json"))
+    assert len(files) == 1 and files[0].name[4:-5].isdigit()
+    assert "harmonize:" not in result.stderr
+
+
+def test_report_none_writes_no_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run({"HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": "none"})
+    assert not list(tmp_path.iterdir())
+    assert "report none" in result.stderr or "harmonize: mode=observe" in result.stderr
+
+
+def test_mode_off_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run({})
+    assert not list(tmp_path.iterdir()) and "harmonize" not in result.stderr

@@ -1,0 +1,4 @@
+# harmonize-ab: parsers on recorded benchmark output, statistics, end to end on harmonize-example.
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_parsing.py)
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_stats.py)
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_end_to_end.py TIMEOUT 600)

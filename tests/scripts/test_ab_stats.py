@@ -1,0 +1,163 @@
+"""harmonize_ab.stats and .tables: exact results on small inputs, merging of
+library reports, and the text/CSV renderings (no matplotlib needed)."""
+import csv
+import io
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS.parent / "scripts"))
+from harmonize_ab import stats, tables  # noqa: E402
+from harmonize_ab.parsing import Row  # noqa: E402
+
+REPORTS = TESTS / "fixtures" / "reports"
+
+
+def test_median_odd_even_and_empty():
+    assert stats.median([3.0, 1.0, 2.0]) == 2.0
+    assert stats.median([4.0, 1.0, 3.0, 2.0]) == 2.5
+    assert stats.median([7.0]) == 7.0
+    with pytest.raises(ValueError):
+        stats.median([])
+
+
+def test_quantile_matches_linear_interpolation():
+    values = [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert stats.quantile(values, 0.0) == 1.0
+    assert stats.quantile(values, 1.0) == 5.0
+    assert stats.quantile(values, 0.5) == 3.0
+    assert stats.quantile(values, 0.9) == pytest.approx(4.6)
+    with pytest.raises(ValueError):
+        stats.quantile(values, 1.5)
+
+
+def test_summarize_spread_is_relative_half_range():
+    summary = stats.summarize([1.0, 1.2, 1.1])
+    assert summary["median"] == 1.1 and summary["min"] == 1.0 and summary["max"] == 1.2
+    assert summary["spread"] == pytest.approx(0.1 / 1.1)
+    assert summary["runs"] == 3
+
+
+def test_compare_delta_and_noise():
+    separated = stats.compare([2.0, 2.2, 2.1], [1.0, 1.1, 0.9])
+    assert separated["delta"] == pytest.approx(2.1 / 1.0)
+    assert separated["delta_low"] == pytest.approx(2.0 / 1.1)
+    assert separated["delta_high"] == pytest.approx(2.2 / 0.9)
+    assert separated["exceeds_noise"] is True
+    overlapping = stats.compare([1.0, 1.3], [1.2, 1.4])
+    assert overlapping["exceeds_noise"] is False
+    single = stats.compare([2.0], [1.0])
+    assert single["exceeds_noise"] is None  # one run cannot show noise
+    assert stats.compare([1.0, 1.0], [0.0, 0.0])["delta"] == math.inf
+
+
+def test_points_are_grouped_by_benchmark_processes_and_size():
+    runs = [("A", [Row("allreduce", 4, 2.0, processes=2), Row("allreduce", 8, 3.0, processes=2)]),
+            ("B", [Row("allreduce", 4, 1.0, processes=2), Row("allreduce", 8, 3.0, processes=2)]),
+            ("A", [Row("allreduce", 4, 2.2, processes=2), Row("allreduce", 8, 3.3, processes=2)]),
+            ("B", [Row("allreduce", 4, 1.1, processes=2), Row("allreduce", 8, 3.1, processes=2)])]
+    points = stats.collect_points(runs)
+    assert points[("allreduce", 2, 4)] == {"A": [2.0, 2.2], "B": [1.0, 1.1]}
+    results = stats.aggregate_points(points, ["A", "B"])
+    assert [r["size"] for r in results] == [4, 8]
+    assert results[0]["comparison"]["delta"] == pytest.approx(2.1 / 1.05)
+    assert results[0]["comparison"]["exceeds_noise"] is True
+    assert results[1]["comparison"]["exceeds_noise"] is False
+
+
+def test_min_metric_needs_full_format():
+    with pytest.raises(ValueError, match="-f"):
+        stats.collect_points([("A", [Row("allreduce", 4, 2.0)])], metric="min_us")
+
+
+def load(mode):
+    return [json.loads((REPORTS / f"{mode}-{run}.json").read_text()) for run in (1, 2, 3)]
+
+
+def test_merge_reports_sums_counts_and_takes_medians():
+    merged = stats.merge_reports(load("harmonize"))
+    assert merged["runs"] == 3 and merged["mode"] == "harmonize"
+    assert merged["clock"]["scheme"] == "h2hca"
+    assert merged["clock"]["sync_seconds_total_median"] == pytest.approx(0.002)
+    world = merged["communicators"]["MPI_COMM_WORLD"]
+    assert world["calls"] == 3300 and world["harmonized_calls"] == 3300
+    assert world["missed_calls_any"] == 0 + 1 + 2
+    assert world["failure_rate"] == pytest.approx(3 / 3300)
+    assert world["missed_events_per_rank"] == [3, 0]
+    assert world["resyncs"] == 6
+    assert world["resync_seconds"] == pytest.approx(0.0024)
+    assert world["slack"]["final"] == pytest.approx(4e-5)  # median of 2e-5, 4e-5, 6e-5
+    skew = world["exit_skew"]
+    assert skew["count"] == 3300
+    assert skew["p50"] == pytest.approx(3e-7 * 0.05 * 2)
+    assert skew["max_of_runs"] == pytest.approx(2e-5 * 0.05 * 3)
+    assert len(skew["per_run"]) == 3
+    assert world["truth_exit_skew"] is None
+    # Two runs missed nothing: only the runs with samples count.
+    assert world["lateness"]["count"] == 1 + 2
+
+
+def test_observe_reports_have_no_harmonized_calls():
+    world = stats.merge_reports(load("observe"))["communicators"]["MPI_COMM_WORLD"]
+    assert world["harmonized_calls"] == 0 and world["calls"] == 3300
+    assert world["wait"] is None
+    assert world["failure_rate"] == 0.0
+
+
+def summary_for_tables():
+    points = stats.collect_points([("A", [Row("allreduce", 4, 2.0, processes=2)]),
+                                   ("B", [Row("allreduce", 4, 1.0, processes=2)]),
+                                   ("A", [Row("allreduce", 4, 2.4, processes=2)]),
+                                   ("B", [Row("allreduce", 4, 1.2, processes=2)])])
+    return {"command_text": "mpiexec -n 2 bench", "sides": ["A", "B"],
+            "modes": {"A": "observe", "B": "harmonize"}, "metric": "avg", "comparison_pair": ["A", "B"],
+            "ok_runs": {"A": 2, "B": 2}, "results": stats.aggregate_points(points, ["A", "B"]),
+            "library": {"A": stats.merge_reports(load("observe")), "B": stats.merge_reports(load("harmonize"))},
+            "failed_runs": [{"id": "002-B", "errors": ["command exited with status 1 (see stderr.txt)"],
+                             "log": "/out/runs/002-B"}]}
+
+
+def test_terminal_report_contents():
+    text = tables.terminal_report(summary_for_tables())
+    assert "allreduce, 2 processes" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("4 "))
+    assert row.split()[:8] == ["4", "2.20", "9.1%", "2", "1.10", "9.1%", "2", "2.000"]
+    assert "yes" in row  # [2.0, 2.4] vs [1.0, 1.2] do not overlap
+    assert "B harmonize  MPI_COMM_WORLD" in text
+    assert "1 run(s) failed" in text and "002-B: command exited with status 1" in text
+
+
+def test_csv_outputs():
+    summary = summary_for_tables()
+    rows = list(csv.DictReader(io.StringIO(tables.results_csv(summary))))
+    assert len(rows) == 1
+    assert rows[0]["A_median_us"] == "2.2" and rows[0]["B_median_us"] == "1.1"
+    assert float(rows[0]["delta"]) == pytest.approx(2.0) and rows[0]["exceeds_noise"] == "true"
+    library = list(csv.DictReader(io.StringIO(tables.library_csv(summary))))
+    assert [r["side"] for r in library] == ["A", "B"]
+    assert library[1]["harmonized_calls"] == "3300"
+    assert float(library[0]["exit_skew_p50"]) == pytest.approx(6e-7)
+
+
+def test_human_seconds():
+    assert tables.human_seconds(1.5e-7) == "150 ns"
+    assert tables.human_seconds(2.5e-5) == "25 us"
+    assert tables.human_seconds(0.0012) == "1.2 ms"
+    assert tables.human_seconds(None) == "-"
+    assert tables.human_seconds(0) == "0"
+
+
+@pytest.mark.parametrize("command, expected", [
+    (["mpiexec", "-n", "4", "./osu_allreduce"], 4),
+    (["mpirun", "--oversubscribe", "-np", "8", "--bind-to", "none", "./a"], 8),
+    (["srun", "--ntasks=16", "./a"], 16),
+    (["mpiexec", "--host", "a,b", "./a", "-n", "3"], None),  # -n of the program, not the launcher
+    (["./osu_allreduce", "-f"], 1),  # singleton
+])
+def test_processes_from_command(command, expected):
+    from harmonize_ab.runner import processes_from_command
+    assert processes_from_command(command) == expected

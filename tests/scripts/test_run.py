@@ -1,0 +1,283 @@
+"""scripts/harmonize-run: library lookup, environment propagation per launcher,
+exit status. Open MPI is run for real; MPICH and srun command lines are
+checked with --dry-run and with fake launchers that print what they got."""
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import BIN, LIBRARY, MPI_FLAVOR, SOURCE_DIR, clean_environment  # noqa: E402
+
+SCRIPT = SOURCE_DIR / "scripts" / "harmonize-run"
+EXAMPLE = BIN / "harmonize-example"
+needs_library = pytest.mark.skipif(not LIBRARY.exists(), reason=f"{LIBRARY} not built")
+needs_openmpi = pytest.mark.skipif(MPI_FLAVOR != "openmpi" or not shutil.which("mpiexec"),
+                                   reason="Open MPI mpiexec is the default launcher here")
+
+
+def script_environment(**overrides):
+    """No HARMONIZE_* at all (the test harness's own ones would be forwarded)."""
+    env = {k: v for k, v in clean_environment().items() if not k.startswith("HARMONIZE_")}
+    env.pop("LD_PRELOAD", None)
+    env.update(overrides)
+    return env
+
+
+def run_script(args, env=None, script=SCRIPT, timeout=120):
+    return subprocess.run([str(script)] + [str(a) for a in args], env=env or script_environment(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def fake_library(tmp_path):
+    path = tmp_path / "fake" / "libharmonize.so"
+    path.parent.mkdir()
+    path.write_text("not really a library; only --dry-run uses it\n")
+    return path
+
+
+def dry_run(args, env=None):
+    result = run_script(["--dry-run"] + list(args), env=env)
+    assert result.returncode == 0, result.stderr
+    return shlex.split(result.stdout.strip())
+
+
+def split_assignments(words):
+    """Leading NAME=value words of a dry-run line, and the command after them."""
+    assignments = {}
+    while words and "=" in words[0] and not words[0].startswith("-") and "/" not in words[0].split("=")[0]:
+        name, _, value = words.pop(0).partition("=")
+        assignments[name] = value
+    return assignments, words
+
+
+def write_fake_launcher(directory, name, version_text, exit_code=0):
+    """A launcher that prints its argv and the variables it was handed."""
+    directory.mkdir(exist_ok=True)
+    path = directory / name
+    path.write_text(f"""#!/bin/sh
+if [ "$1" = "--version" ]; then printf '%s\\n' {shlex.quote(version_text)}; exit 0; fi
+for a in "$@"; do printf 'ARG %s\\n' "$a"; done
+env | grep -E '^(LD_PRELOAD|HARMONIZE_)' | sed 's/^/ENV /'
+exit {exit_code}
+""")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def test_help_documents_options():
+    result = run_script(["--help"])
+    assert result.returncode == 0
+    for word in ("--mode", "--config", "--set", "--library", "--launcher", "--launcher-kind",
+                 "--dry-run", "-x LD_PRELOAD", "-genv", "--export=ALL", "HARMONIZE_LIBRARY"):
+        assert word in result.stdout, word
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n", "2", "./a.out"], "missing `--`"),
+    (["--"], "no program"),
+    (["--mode", "fast", "--", "x"], "expected one of off, observe, harmonize"),
+    (["--launcher-kind", "lam", "--", "x"], "expected one of openmpi"),
+    (["--set", "novalue", "--", "x"], "expected KEY=VALUE"),
+    (["--config", "--", "x"], "needs a value"),
+])
+def test_usage_errors_exit_2(args, message):
+    result = run_script(args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_missing_config_file_is_an_error(fake_library, tmp_path):
+    result = run_script(["--library", fake_library, "--launcher-kind", "mpich", "--config",
+                         tmp_path / "absent.env", "--dry-run", "--", "x"])
+    assert result.returncode == 2 and "absent.env: no such file" in result.stderr
+
+
+def test_library_not_found_lists_where_it_looked(tmp_path):
+    copy = tmp_path / "prefix" / "bin" / "harmonize-run"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(SCRIPT, copy)
+    result = run_script(["--launcher-kind", "mpich", "--dry-run", "--", "x"], script=copy)
+    assert result.returncode == 127
+    assert "cannot find libharmonize.so" in result.stderr
+    assert str(tmp_path / "prefix" / "build" / "lib" / "libharmonize.so") in result.stderr
+    assert str(tmp_path / "prefix" / "lib64" / "libharmonize.so") in result.stderr
+    explicit = run_script(["--library", tmp_path / "nope.so", "--", "x"], script=copy)
+    assert explicit.returncode == 127 and "nope.so: no such file" in explicit.stderr
+
+
+@pytest.mark.parametrize("layout", ["build/lib", "lib", "lib64", "lib/x86_64-linux-gnu"])
+def test_library_found_in_build_tree_and_install_prefix(tmp_path, layout):
+    root = tmp_path / "root"
+    copy = root / ("scripts" if layout.startswith("build") else "bin") / "harmonize-run"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(SCRIPT, copy)
+    library = root / layout / "libharmonize.so"
+    library.parent.mkdir(parents=True)
+    library.write_text("")
+    result = run_script(["--launcher-kind", "mpich", "--dry-run", "--", "x"], script=copy)
+    assert result.returncode == 0, result.stderr
+    assignments, _ = split_assignments(shlex.split(result.stdout))
+    assert assignments["LD_PRELOAD"] == str(library)
+
+
+def test_harmonize_library_variable_is_used_and_not_forwarded(fake_library):
+    env = script_environment(HARMONIZE_LIBRARY=str(fake_library))
+    assignments, command = split_assignments(dry_run(["--launcher-kind", "mpich", "--", "x"], env=env))
+    assert assignments["LD_PRELOAD"] == str(fake_library)
+    assert "HARMONIZE_LIBRARY" not in assignments and "HARMONIZE_LIBRARY" not in command
+
+
+def test_mpich_command_line(fake_library, tmp_path, monkeypatch):
+    preset = tmp_path / "preset.env"
+    preset.write_text("HARMONIZE_SLACK=10us\n")
+    env = script_environment(LD_PRELOAD="/opt/other.so", HARMONIZE_QUIET="1")
+    monkeypatch.chdir(tmp_path)
+    words = dry_run(["--library", fake_library, "--launcher-kind", "mpich", "--mode", "observe",
+                     "--config", "preset.env", "--set", "slack=20us", "--set", "HARMONIZE_SYNC=hca3",
+                     "-n", "2", "--", "./bench", "-f", "--mode", "x"], env=env)
+    assignments, command = split_assignments(words)
+    assert Path(command[0]).name.startswith("mpiexec")
+    genv = {}
+    rest = command[1:]
+    while rest and rest[0] == "-genv":
+        genv[rest[1]] = rest[2]
+        rest = rest[3:]
+    assert rest == ["-n", "2", "./bench", "-f", "--mode", "x"]
+    assert genv["LD_PRELOAD"] == f"{fake_library}:/opt/other.so"  # ours first, theirs kept
+    assert genv["HARMONIZE_MODE"] == "observe"
+    assert genv["HARMONIZE_CONFIG"] == str(preset)  # made absolute
+    assert genv["HARMONIZE_SLACK"] == "20us"
+    assert genv["HARMONIZE_SYNC"] == "hca3"
+    assert genv["HARMONIZE_QUIET"] == "1"  # from the caller's environment
+    assert assignments == genv
+
+
+def test_existing_preload_of_our_library_is_not_doubled(fake_library):
+    env = script_environment(LD_PRELOAD=f"{fake_library} /x/y.so")
+    assignments, _ = split_assignments(dry_run(["--library", fake_library, "--launcher-kind", "mpich",
+                                                "--", "x"], env=env))
+    assert assignments["LD_PRELOAD"] == f"{fake_library}:/x/y.so"
+
+
+def test_srun_dry_run_without_srun_installed(fake_library):
+    words = dry_run(["--library", fake_library, "--launcher-kind", "srun", "--mode", "harmonize",
+                     "--set", "comms=world", "-N", "2", "--", "./bench"],
+                    env=script_environment(PATH="/usr/bin:/bin"))
+    _, command = split_assignments(words)
+    assert command[0] == "srun"
+    assert command[1] == (f"--export=ALL,LD_PRELOAD={fake_library},HARMONIZE_MODE=harmonize,"
+                          "HARMONIZE_COMMS=world")
+    assert command[2:] == ["-N", "2", "./bench"]
+
+
+def test_fake_srun_receives_environment_and_exit_status(fake_library, tmp_path):
+    fake_bin = tmp_path / "bin"
+    write_fake_launcher(fake_bin, "srun", "slurm 23.02.6", exit_code=7)
+    env = script_environment(PATH=f"{fake_bin}:{os.environ['PATH']}", LD_PRELOAD="/opt/theirs.so")
+    result = run_script(["--library", fake_library, "--launcher", "srun", "--mode", "observe",
+                         "--set", "report=/tmp/r,1.json", "-n", "4", "--", "./bench", "a b"], env=env)
+    assert result.returncode == 7  # the launcher's (= program's) exit status
+    args = [line[4:] for line in result.stdout.splitlines() if line.startswith("ARG ")]
+    seen = dict(line[4:].split("=", 1) for line in result.stdout.splitlines() if line.startswith("ENV "))
+    preload = f"{fake_library}:/opt/theirs.so"
+    # A value holding a comma is passed by name (srun splits --export at commas).
+    assert args[0] == f"--export=ALL,LD_PRELOAD={preload},HARMONIZE_MODE=observe,HARMONIZE_REPORT"
+    assert args[1:] == ["-n", "4", "./bench", "a b"]
+    assert seen["LD_PRELOAD"] == preload
+    assert seen["HARMONIZE_MODE"] == "observe"
+    assert seen["HARMONIZE_REPORT"] == "/tmp/r,1.json"
+
+
+def test_fake_hydra_is_detected_as_mpich(fake_library, tmp_path):
+    fake_bin = tmp_path / "bin"
+    write_fake_launcher(fake_bin, "mpiexec", "HYDRA build details:\n    Version: 4.0.2")
+    env = script_environment(PATH=f"{fake_bin}:{os.environ['PATH']}")
+    result = run_script(["--library", fake_library, "--mode", "off", "-n", "2", "--", "./bench"], env=env)
+    assert result.returncode == 0, result.stderr
+    args = [line[4:] for line in result.stdout.splitlines() if line.startswith("ARG ")]
+    assert args == ["-genv", "LD_PRELOAD", str(fake_library), "-genv", "HARMONIZE_MODE", "off",
+                    "-n", "2", "./bench"]
+
+
+def test_unknown_launcher_asks_for_kind(fake_library, tmp_path):
+    fake_bin = tmp_path / "bin"
+    write_fake_launcher(fake_bin, "mpiexec", "some other launcher 1.0")
+    env = script_environment(PATH=f"{fake_bin}:{os.environ['PATH']}")
+    result = run_script(["--library", fake_library, "--", "./bench"], env=env)
+    assert result.returncode == 2
+    assert "--launcher-kind" in result.stderr and "some other launcher" in result.stderr
+
+
+def test_direct_kind_runs_without_launcher(fake_library):
+    words = dry_run(["--library", fake_library, "--launcher-kind", "direct", "--mode", "observe",
+                     "--", "./bench", "-x"])
+    assignments, command = split_assignments(words)
+    assert command == ["./bench", "-x"]
+    assert assignments["HARMONIZE_MODE"] == "observe"
+
+
+@needs_openmpi
+def test_openmpi_dry_run_uses_x(fake_library):
+    assignments, command = split_assignments(dry_run(
+        ["--library", fake_library, "--mode", "observe", "--set", "quiet=1", "-n", "2", "--", "./bench"]))
+    assert command[1:] == ["-x", "LD_PRELOAD", "-x", "HARMONIZE_MODE", "-x", "HARMONIZE_QUIET",
+                           "-n", "2", "./bench"]
+    assert assignments["HARMONIZE_QUIET"] == "1"
+
+
+@needs_openmpi
+@needs_library
+def test_openmpi_ranks_see_preload_and_variables(tmp_path):
+    """Two real ranks print their environment: every variable arrived."""
+    env = script_environment(LD_PRELOAD="")
+    result = run_script(["--library", LIBRARY, "--mode", "off", "--set", "quiet=1",
+                         "--oversubscribe", "-n", "2", "--", "env"], env=env)
+    assert result.returncode == 0, result.stderr
+    ranks = [line for line in result.stdout.splitlines() if line.startswith("OMPI_COMM_WORLD_RANK=")]
+    assert sorted(ranks) == ["OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_RANK=1"]
+    lines = result.stdout.splitlines()
+    assert lines.count(f"LD_PRELOAD={LIBRARY}") == 2
+    assert lines.count("HARMONIZE_MODE=off") == 2
+    assert lines.count("HARMONIZE_QUIET=1") == 2
+
+
+@needs_openmpi
+@needs_library
+@pytest.mark.skipif(not EXAMPLE.exists(), reason="harmonize-example not built")
+def test_openmpi_example_runs_preloaded_and_exit_status_is_kept():
+    good = run_script(["--library", LIBRARY, "--oversubscribe", "-n", "2", "--",
+                       EXAMPLE, "-m", "4:8", "-i", "50", "-x", "5"])
+    assert good.returncode == 0, good.stderr
+    assert "# Size" in good.stdout and len([l for l in good.stdout.splitlines() if l[:1].isdigit()]) == 2
+    verbose = run_script(["--library", LIBRARY, "--set", "verbose=1", "--oversubscribe", "-n", "2", "--",
+                          EXAMPLE, "-m", "4:4", "-i", "10", "-x", "1"])
+    assert verbose.returncode == 0, verbose.stderr
+    # The library itself answered: it was preloaded into the ranks.
+    assert "harmonize:" in verbose.stderr
+    bad = run_script(["--library", LIBRARY, "--oversubscribe", "-n", "2", "--", EXAMPLE, "--no-such-flag"])
+    assert bad.returncode != 0
+
+
+@pytest.mark.skipif(not shutil.which("mpiexec.mpich"), reason="MPICH's mpiexec.mpich not installed")
+def test_mpich_hydra_ranks_see_preload_and_variables():
+    """MPICH for real: detection from --version and -genv reach both ranks.
+    `env` is not an MPI program, so a system library stands in for ours
+    (libharmonize here is built against the default MPI)."""
+    stand_in = next((p for p in (Path("/lib/x86_64-linux-gnu/libm.so.6"), Path("/usr/lib64/libm.so.6"))
+                     if p.exists()), None)
+    if stand_in is None:
+        pytest.skip("no libm to preload as a stand-in")
+    result = run_script(["--launcher", "mpiexec.mpich", "--library", stand_in, "--mode", "observe",
+                         "-n", "2", "--", "env"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert sorted(l for l in lines if l.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
+    assert lines.count(f"LD_PRELOAD={stand_in}") == 2
+    assert lines.count("HARMONIZE_MODE=observe") == 2

@@ -1,0 +1,125 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "report/json_report.hpp"
+
+using namespace harmonize::report;
+
+namespace {
+
+JobReport sample_report() {
+  JobReport r;
+  r.mode = "harmonize";
+  r.job = {"1234",
+           2,
+           1,
+           {"node1"},
+           "Open MPI v4.1.4",
+           "osu_allreduce",
+           "2026-11-22T00:00:00Z",
+           "2026-11-22T00:01:00Z"};
+  r.config = {{"HARMONIZE_MODE", "harmonize"}, {"HARMONIZE_SYNC", "h2hca"}};
+  r.clock.scheme = "h2hca";
+  r.clock.time_source = "monotonic";
+  r.clock.model = "linear";
+  r.clock.offset_alg = "skampi";
+  r.clock.fitpoints = 20;
+  r.clock.pingpongs = 10;
+  r.clock.initial_sync_seconds = 0.05;
+  r.clock.sync_count = 3;
+  r.clock.sync_seconds_total = 0.08;
+  CommSummary world;
+  world.name = "MPI_COMM_WORLD";
+  world.size = 2;
+  world.kind = "intra";
+  world.calls = 1000;
+  world.harmonized_calls = 1000;
+  world.missed_calls_any = 3;
+  world.missed_events_per_rank = {1, 2};
+  world.failure_rate = 0.003;
+  world.resyncs = 2;
+  world.resync_seconds = 0.01;
+  world.slack_initial = 1e-5;
+  world.slack_final = 2e-5;
+  world.slack_max = 2e-5;
+  world.slack_min = 1e-5;
+  for (int i = 0; i < 10; ++i) world.exit_skew.add(42e-9);
+  CommSummary self;
+  self.name = "MPI_COMM_SELF";
+  self.size = 1;
+  self.kind = "self";
+  self.calls = 5;
+  self.harmonized_calls = 5;
+  self.missed_calls_any = 1;
+  self.exit_skew.add(0.0);
+  r.communicators = {world, self};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a distribution serialises to count/mean/min/p50/p90/p99/max", "[report][json]") {
+  Distribution d;
+  d.add(1.0);
+  d.add(3.0);
+  const auto j = to_json(d);
+  CHECK(j.size() == 7);
+  CHECK(j["count"] == 2);
+  CHECK(j["mean"] == 2.0);
+  CHECK(j["min"] == 1.0);
+  CHECK(j["max"] == 3.0);
+  CHECK(j["p50"] == 1.0);
+  CHECK(j["p99"] == 3.0);
+  CHECK(to_json(Distribution{})["count"] == 0);
+  CHECK(to_json(Distribution{})["p50"] == 0.0);
+}
+
+TEST_CASE("the job report has the documented top-level shape", "[report][json]") {
+  const auto j = to_json(sample_report());
+  CHECK(j["version"] == 1);
+  CHECK(j["mode"] == "harmonize");
+  CHECK(j["job"]["id"] == "1234");
+  CHECK(j["job"]["ranks"] == 2);
+  CHECK(j["job"]["nodes"] == 1);
+  CHECK(j["job"]["hosts"] == nlohmann::json::array({"node1"}));
+  CHECK(j["job"]["started"] == "2026-11-22T00:00:00Z");
+  CHECK(j["config"]["HARMONIZE_SYNC"] == "h2hca");
+  CHECK(j["clock"]["scheme"] == "h2hca");
+  CHECK(j["clock"]["fitpoints"] == 20);
+  CHECK(j["clock"]["test_clock"].is_null());
+  REQUIRE(j["communicators"].size() == 2);
+  const auto& world = j["communicators"][0];
+  CHECK(world["name"] == "MPI_COMM_WORLD");
+  CHECK(world["missed_events_per_rank"] == nlohmann::json::array({1, 2}));
+  CHECK(world["failure_rate"] == 0.003);
+  CHECK(world["slack"]["initial"] == 1e-5);
+  CHECK(world["exit_skew"]["p50"] == 42e-9);
+  CHECK(world["truth_exit_skew"]["count"] == 0);
+  CHECK(j["totals"]["communicators"] == 2);
+  CHECK(j["totals"]["calls"] == 1005);
+  CHECK(j["totals"]["missed_calls_any"] == 4);
+  CHECK(j["totals"]["failure_rate"] == 4.0 / 1005.0);
+  CHECK(j["totals"]["exit_skew"]["count"] == 11);
+  CHECK_FALSE(j.contains("report_file"));
+}
+
+TEST_CASE("test clock parameters appear when active", "[report][json]") {
+  auto r = sample_report();
+  r.clock.test_clock = TestClockInfo{1e-3, 1e-6, 7, 2};
+  const auto j = to_json(r);
+  CHECK(j["clock"]["test_clock"]["max_offset"] == 1e-3);
+  CHECK(j["clock"]["test_clock"]["max_drift"] == 1e-6);
+  CHECK(j["clock"]["test_clock"]["seed"] == 7);
+  CHECK(j["clock"]["test_clock"]["node_size"] == 2);
+}
+
+TEST_CASE("the rendered report parses back and survives bad UTF-8", "[report][json]") {
+  auto r = sample_report();
+  r.job.program = "bench\xff";
+  const std::string text = render_report(r);
+  CHECK(text.back() == '\n');
+  const auto parsed = nlohmann::json::parse(text);
+  CHECK(parsed["version"] == 1);
+  CHECK(parsed["communicators"][1]["name"] == "MPI_COMM_SELF");
+}

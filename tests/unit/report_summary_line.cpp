@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+
+#include "report/summary_line.hpp"
+
+using namespace harmonize::report;
+
+namespace {
+
+CommSummary world_summary() {
+  CommSummary c;
+  c.name = "MPI_COMM_WORLD";
+  c.size = 2;
+  c.kind = "intra";
+  c.calls = 1000;
+  c.harmonized_calls = 1000;
+  c.missed_calls_any = 3;
+  c.failure_rate = 0.003;
+  c.resyncs = 2;
+  // 50 samples: p99 has rank 50, the exact maximum.
+  for (int i = 0; i < 50; ++i) c.exit_skew.add(i < 49 ? 42e-9 : 130e-9);
+  return c;
+}
+
+JobReport harmonize_report() {
+  JobReport r;
+  r.mode = "harmonize";
+  r.job.ranks = 2;
+  r.job.nodes = 1;
+  r.clock.scheme = "h2hca";
+  r.communicators = {world_summary()};
+  r.report_file = "harmonize-1234.json";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the summary line of a harmonized run", "[report][summary]") {
+  CHECK(summary_line(harmonize_report()) ==
+        "harmonize: mode=harmonize 2 ranks 1 node sync=h2hca | MPI_COMM_WORLD: 1000 barriers, "
+        "3 missed (0.3%), exit skew p50 42 ns p99 130 ns, 2 resyncs | report "
+        "harmonize-1234.json");
+}
+
+TEST_CASE("observe mode shows no deadline figures", "[report][summary]") {
+  auto r = harmonize_report();
+  r.mode = "observe";
+  r.report_file.clear();
+  CHECK(summary_line(r) ==
+        "harmonize: mode=observe 2 ranks 1 node sync=h2hca | MPI_COMM_WORLD: 1000 barriers, "
+        "exit skew p50 42 ns p99 130 ns | report none");
+}
+
+TEST_CASE("other communicators are summed after the busiest one", "[report][summary]") {
+  auto r = harmonize_report();
+  CommSummary sub;
+  sub.name = "comm#3 (size 1)";
+  sub.calls = 10;
+  sub.harmonized_calls = 10;
+  sub.missed_calls_any = 1;
+  sub.failure_rate = 0.1;
+  r.communicators.insert(r.communicators.begin(), sub);
+  r.communicators.push_back(sub);
+  const std::string line = summary_line(r);
+  CHECK(line.find("| MPI_COMM_WORLD: 1000 barriers") != std::string::npos);
+  CHECK(line.find("| +2 communicators: 20 barriers, 2 missed (10%) |") != std::string::npos);
+}
+
+TEST_CASE("a job without communicators still gets a line", "[report][summary]") {
+  JobReport r;
+  r.mode = "off";
+  r.job.ranks = 1;
+  r.job.nodes = 1;
+  CHECK(summary_line(r) == "harmonize: mode=off 1 rank 1 node | report none");
+}
+
+TEST_CASE("the summary line is a single line", "[report][summary]") {
+  CHECK(summary_line(harmonize_report()).find('\n') == std::string::npos);
+}
