@@ -4,7 +4,7 @@
 
 HARMONIZE_PACKAGES=(
   build-essential cmake pkg-config gfortran
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin mpich libmpich-dev
   libhwloc-dev catch2 nlohmann-json3-dev
   python3 python3-pytest python3-mpi4py python3-matplotlib python3-numpy
 )
@@ -37,7 +37,18 @@ ensure_packages() {
   fi
 }
 
+# Compiler wrappers and launcher of one MPI, for CMake. Open MPI is the
+# default (what `mpicc` points to on Debian when both are installed).
+mpi_cmake_args() {
+  case "$1" in
+    openmpi) echo "" ;;
+    mpich) echo "-DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_Fortran_COMPILER=mpif90.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich" ;;
+    *) echo "error: unknown MPI '$1' (openmpi or mpich)" >&2; return 1 ;;
+  esac
+}
+
 build_harmonize() {
+  mkdir -p "$BUILD_DIR"
   echo "==> configuring in $BUILD_DIR"
   cmake -S "$harmonize_root" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >"$BUILD_DIR.configure.log" 2>&1 ||
     { cat "$BUILD_DIR.configure.log" >&2; return 1; }

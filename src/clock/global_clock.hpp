@@ -18,7 +18,9 @@ class GlobalClock {
   double to_global(double local) const noexcept { return models_.apply(local); }
   const ModelStack& models() const { return models_; }
   const TimeSource& source() const { return *source_; }
-  GlobalClock with_models(ModelStack models) const { return GlobalClock(*source_, std::move(models)); }
+  GlobalClock with_models(ModelStack models) const {
+    return GlobalClock(*source_, std::move(models));
+  }
 
  private:
   const TimeSource* source_;

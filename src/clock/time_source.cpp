@@ -59,7 +59,9 @@ std::unique_ptr<TimeSource> make_skewed_view(const TimeSource& truth, double off
   return std::make_unique<SkewedView>(truth, offset, drift);
 }
 
-std::unique_ptr<TimeSource> make_monotonic_source() { return std::make_unique<MonotonicSource>(); }
+std::unique_ptr<TimeSource> make_monotonic_source() {
+  return std::make_unique<MonotonicSource>();
+}
 
 std::unique_ptr<TimeSource> make_function_source(double (*read)(), const char* name) {
   return std::make_unique<FunctionSource>(read, name);

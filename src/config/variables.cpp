@@ -18,14 +18,15 @@ constexpr std::array kVariables{
     Variable{"HARMONIZE_COMMS", Kind::choice, "all", "all|world", 0, 0,
              "which intracommunicators are affected"},
     Variable{"HARMONIZE_SLACK", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "initial slack between now and the deadline; auto derives it from the measured "
-             "reduce+broadcast latency"},
+             "initial slack between taking the deadline and the deadline; auto: twice the 90th "
+             "percentile of the measured broadcast latency (at least 1us)"},
     Variable{"HARMONIZE_SLACK_GROWTH", Kind::number, "1.5", "", 1.0001, 100.0,
              "factor applied to the slack after a missed deadline"},
     Variable{"HARMONIZE_SLACK_MIN", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "lower bound of the adaptive slack (auto: the measured latency)"},
+             "lower bound of the adaptive slack (auto: the median broadcast latency, at least 1us)"},
     Variable{"HARMONIZE_SLACK_MAX", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "upper bound of the adaptive slack (auto: 1000x the measured latency, at most 1 s)"},
+             "upper bound of the adaptive slack (auto: 1000x the median broadcast latency, at "
+             "least 10ms, at most 1s)"},
     Variable{"HARMONIZE_RESYNC_INTERVAL", Kind::duration, "1s", "", 1e-3, kDay,
              "clocks are resynchronized when the last sync is older than this, or after a missed "
              "deadline"},
@@ -82,9 +83,14 @@ std::string accepted_values(const Variable& v) {
       for (char c : v.choices) text += (c == '|') ? std::string(", ") : std::string(1, c);
       return text;
     }
-    case Kind::duration:
+    case Kind::duration: {
+      // The default is the most natural example, unless it is the zero "off".
+      const std::string example = parse_duration(v.default_value).value_or(0) > 0
+                                      ? std::string(v.default_value)
+                                      : std::string("20us");
       return "a duration with unit ns, us, ms or s, from " + format_seconds(v.min) + " to " +
-             format_seconds(v.max) + " (e.g. 20us)";
+             format_seconds(v.max) + " (e.g. " + example + ")";
+    }
     case Kind::duration_or_auto:
       return "'auto' or a duration with unit ns, us, ms or s, from " + format_seconds(v.min) +
              " to " + format_seconds(v.max) + " (e.g. 20us)";

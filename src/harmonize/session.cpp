@@ -1,6 +1,9 @@
 #include "harmonize/session.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <vector>
@@ -16,6 +19,11 @@ namespace {
 // Communicators (per root process) reported one by one; later ones are folded.
 constexpr std::uint64_t kDistinctCommunicators = 64;
 constexpr std::uint64_t kFoldedSerialBase = std::uint64_t{1} << 40;
+
+// A miss this soon after a sync is latency or scheduling, not clock error:
+// resynchronizing again would only add cost (on an oversubscribed node a sync
+// takes up to a second). Paper 000 resyncs after every miss.
+constexpr double kMinSyncAgeForMissResync = 0.1;
 
 constexpr int kFailed = 1;   // this process missed its last deadline
 constexpr int kExpired = 2;  // the clock sync is older than the resync interval
@@ -45,6 +53,27 @@ const char* kind_name(CommKind kind) {
   return "intra";
 }
 
+// More ranks on this node than cores they may run on, all together (ranks
+// bound to one core each are not oversubscribed; ranks sharing a set are).
+bool node_is_oversubscribed(MPI_Comm world) {
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int ranks_on_node = 1;
+  PMPI_Comm_size(node, &ranks_on_node);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  constexpr int kWords = sizeof(cpu_set_t) / sizeof(unsigned long);
+  PMPI_Allreduce(&mine, &all, kWords, MPI_UNSIGNED_LONG, MPI_BOR, node);
+  PMPI_Comm_free(&node);
+  int oversubscribed = ranks_on_node > CPU_COUNT(&all) ? 1 : 0;
+  int anywhere = 0;
+  PMPI_Allreduce(&oversubscribed, &anywhere, 1, MPI_INT, MPI_MAX, world);
+  return anywhere != 0;
+}
+
 }  // namespace
 
 std::unique_ptr<Session> Session::create(const config::PolicyResult& configuration,
@@ -61,6 +90,7 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   clocks_ = make_clock_setup(policy_, world_rank_, error);
   stop_on_error(error);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &delete_state, &keyval_, this);
+  oversubscribed_ = node_is_oversubscribed(world_);
   if (policy_.needs_clock()) sync_world_clock();
 }
 
@@ -79,6 +109,7 @@ void SessionImpl::sync_world_clock() {
   // Two syncs a little apart give the drift estimate a baseline before the
   // first barrier; later resyncs keep refining it.
   world_clock_ = world_sync_->synchronize();
+  world_synced_at_ = world_clock_->now();
   initial_sync_seconds_ = world_sync_->last_report().seconds;
   world_syncs_ = 1;
   world_sync_seconds_ = initial_sync_seconds_;
@@ -94,9 +125,10 @@ void SessionImpl::sync_world_clock() {
   }
 }
 
-clock::GlobalClock SessionImpl::world_clock(std::uint64_t* version) {
+clock::GlobalClock SessionImpl::world_clock(std::uint64_t* version, double* synced_at) {
   std::lock_guard lock(world_mutex_);
   if (version) *version = world_version_;
+  if (synced_at) *synced_at = world_synced_at_;
   return world_clock_ ? *world_clock_ : clock::GlobalClock(*clocks_.local, {});
 }
 
@@ -158,8 +190,8 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
   if (state->kind != CommKind::intra) return state;
 
   if (world_clock_) {
-    state->clock = world_clock(&state->world_clock_version);
-    state->last_sync = state->clock->now();
+    // The clock is as old as the world's last sync, not as the communicator.
+    state->clock = world_clock(&state->world_clock_version, &state->last_sync);
   } else {
     // Mode off with an explicit MPIX_Harmonize: this communicator gets a
     // clock of its own, synchronized among its members only.
@@ -177,8 +209,8 @@ void SessionImpl::measure_slack(CommState& state) {
   // the root's broadcast takes to arrive, on the global clock, after a
   // warm-up that pays for lazy connection set-up (over TCP the first
   // messages of a pair take milliseconds and would inflate the slack).
-  constexpr int kWarmUp = 16;
-  constexpr int kRounds = 64;
+  constexpr int kWarmUp = 8;
+  constexpr int kRounds = 32;
   std::vector<double> latencies;
   for (int round = 0; round < kWarmUp + kRounds; ++round) {
     double sent = state.rank == 0 ? state.clock->now() : 0.0;
@@ -260,14 +292,17 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
 
   // Paper 000, Algorithm 1.
   int local = state.last_failed ? kFailed : 0;
-  if (clock->now() - state.last_sync > policy_.resync_interval) local |= kExpired;
+  if (clock->now() - state.last_sync > resync_interval(state)) local |= kExpired;
   int global = 0;
   int status = PMPI_Reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.internal);
   if (status != MPI_SUCCESS) return status;
   double deadline = 0;
   if (state.rank == 0) {
     state.slack->on_outcome((global & kFailed) != 0);
-    deadline = global ? -1.0 : clock->now() + state.slack->current();
+    const double now = clock->now();
+    const bool resync = (global & kExpired) ||
+                        ((global & kFailed) && now - state.last_sync > kMinSyncAgeForMissResync);
+    deadline = resync ? -1.0 : now + state.slack->current();
   }
   PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
   if (deadline < 0) {
@@ -294,6 +329,14 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
     state.last_failed = false;
     state.last_flag = 1;
     double t = now;
+    if (oversubscribed_) {
+      // Sharing a core with another rank: spinning would keep that rank
+      // from reaching its own deadline (or the broadcast from arriving).
+      while (t < deadline) {
+        sched_yield();
+        t = clock->now();
+      }
+    }
     while (t < deadline) t = clock->now();
     stats.wait.add(deadline - now);
   }
@@ -331,7 +374,7 @@ void SessionImpl::flush_log(CommState& state) {
     for (double skew : outcome.truth_exit_skew) state.record.stats.truth_exit_skew.add(skew);
     state.record.missed_any += outcome.missed_any;
     state.record.space_violations += outcome.space_violations;
-    expired = state.clock->now() - state.last_sync > policy_.resync_interval;
+    expired = state.clock->now() - state.last_sync > resync_interval(state);
   }
   if (policy_.mode == config::Mode::observe) {
     PMPI_Bcast(&expired, 1, MPI_INT, 0, state.internal);
@@ -342,11 +385,26 @@ void SessionImpl::flush_log(CommState& state) {
   }
 }
 
+double SessionImpl::resync_interval(const CommState& state) const {
+  // A first sync cannot know the drift (its points span a millisecond), so
+  // the clock runs offset-only and errs by drift x elapsed time. Resyncs come
+  // quickly at first - 10 ms, 30 ms, 90 ms, ... - each one lengthening the
+  // baseline of the drift estimate, until HARMONIZE_RESYNC_INTERVAL is
+  // reached (after ~1 s with the default).
+  constexpr double kFirstInterval = 10e-3;
+  constexpr double kRamp = 3.0;
+  const int syncs = state.own_sync ? state.own_sync->last_report().syncs
+                                   : static_cast<int>(world_syncs_);
+  const double ramp = kFirstInterval * std::pow(kRamp, std::max(0, syncs - 1));
+  return std::min(policy_.resync_interval, ramp);
+}
+
 void SessionImpl::resync(CommState& state) {
   const double start = clocks_.truth->now();
   if (state.is_world && world_sync_) {
     std::lock_guard lock(world_mutex_);
     world_clock_ = world_sync_->synchronize();
+    world_synced_at_ = world_clock_->now();
     ++world_version_;
     ++world_syncs_;
     world_sync_seconds_ += world_sync_->last_report().seconds;

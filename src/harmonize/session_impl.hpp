@@ -36,7 +36,8 @@ class SessionImpl final : public Session {
   int passed_through(CommState& state);
   void flush_log(CommState& state);
   void resync(CommState& state);
-  clock::GlobalClock world_clock(std::uint64_t* version);
+  double resync_interval(const CommState& state) const;
+  clock::GlobalClock world_clock(std::uint64_t* version, double* synced_at = nullptr);
 
   void stop_on_error(const std::string& error);
   void sync_world_clock();
@@ -54,10 +55,12 @@ class SessionImpl final : public Session {
   std::unique_ptr<sync::CommClockSync> world_sync_;
   std::optional<clock::GlobalClock> world_clock_;
   std::uint64_t world_version_ = 0;
+  double world_synced_at_ = 0;  // on the world clock
   double initial_sync_seconds_ = 0;
   std::uint64_t world_syncs_ = 0;
   double world_sync_seconds_ = 0;
 
+  bool oversubscribed_ = false;  // yield while spinning towards a deadline
   int keyval_ = MPI_KEYVAL_INVALID;
   std::atomic<std::uint64_t> serial_{0};
   std::mutex registry_mutex_;

@@ -56,9 +56,9 @@ class HierarchicalSync {
  private:
   Transport& group_;
   Settings settings_;
-  std::unique_ptr<Transport> node_;          // everybody (h2hca, h3hca)
-  std::unique_ptr<Transport> node_leaders_;  // node rank 0 only
-  std::unique_ptr<Transport> socket_;        // h3hca: everybody
+  std::unique_ptr<Transport> node_;            // everybody (h2hca, h3hca)
+  std::unique_ptr<Transport> node_leaders_;    // node rank 0 only
+  std::unique_ptr<Transport> socket_;          // h3hca: everybody
   std::unique_ptr<Transport> socket_leaders_;  // h3hca: socket rank 0 only, per node
   PairHistory inter_history_;
   PairHistory intra_history_;

@@ -31,7 +31,8 @@ FitPoint mean_rtt_offset(std::span<const Exchange> exchanges, double mean_rtt) {
   std::vector<FitPoint> candidates;
   candidates.reserve(exchanges.size());
   for (const Exchange& e : exchanges)
-    candidates.push_back(FitPoint{e.client_recv, e.client_recv - e.reference - 0.5 * mean_rtt, 0.0});
+    candidates.push_back(
+        FitPoint{e.client_recv, e.client_recv - e.reference - 0.5 * mean_rtt, 0.0});
   // The lower median is an actual measurement (paper: "med_idx"), so its
   // timestamp belongs to it.
   const auto median = candidates.begin() + static_cast<std::ptrdiff_t>((candidates.size() - 1) / 2);

@@ -34,8 +34,9 @@ std::vector<Exchange> run_exchanges(Transport& transport, int reference,
 
 }  // namespace
 
-FitPoint measure_offset_as_client(Transport& transport, int reference, const clock::GlobalClock& clk,
-                                  const Settings& settings, double mean_rtt) {
+FitPoint measure_offset_as_client(Transport& transport, int reference,
+                                  const clock::GlobalClock& clk, const Settings& settings,
+                                  double mean_rtt) {
   const int count = settings.pingpongs < 1 ? 1 : settings.pingpongs;
   const auto exchanges = run_exchanges(transport, reference, clk, count, settings.min_rtt_patience);
   if (settings.offset == OffsetAlgorithm::mean_rtt) return mean_rtt_offset(exchanges, mean_rtt);
@@ -63,7 +64,8 @@ double measure_mean_rtt_as_client(Transport& transport, int reference,
                                   const clock::GlobalClock& clk, int pingpongs) {
   // One extra exchange first, not counted: the reference may still be busy
   // with an earlier round of HCA3, and that wait is no part of the RTT.
-  const auto exchanges = run_exchanges(transport, reference, clk, (pingpongs < 1 ? 1 : pingpongs) + 1, 0);
+  const auto exchanges =
+      run_exchanges(transport, reference, clk, (pingpongs < 1 ? 1 : pingpongs) + 1, 0);
   double sum = 0;
   for (std::size_t i = 1; i < exchanges.size(); ++i) sum += exchanges[i].rtt();
   return sum / static_cast<double>(exchanges.size() - 1);

@@ -10,8 +10,9 @@ namespace harmonize::sync {
 // The client drives: every ping tells the reference what to do next, so the
 // reference needs no settings and the two never disagree on how many
 // exchanges (early stop) or measurements (fit points) there are.
-FitPoint measure_offset_as_client(Transport& transport, int reference, const clock::GlobalClock& clk,
-                                  const Settings& settings, double mean_rtt);
+FitPoint measure_offset_as_client(Transport& transport, int reference,
+                                  const clock::GlobalClock& clk, const Settings& settings,
+                                  double mean_rtt);
 // Ends the reference's serve loop.
 void release_reference(Transport& transport, int reference);
 // Answers pings with clk.now() until the client calls release_reference.

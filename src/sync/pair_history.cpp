@@ -27,9 +27,8 @@ void PairHistory::add(std::vector<FitPoint> batch, int max_batches, double max_a
   if (batch.empty()) return;
   const double newest_t = batch.back().t;
   batches_.push_back(std::move(batch));
-  while (batches_.size() > 1 &&
-         (static_cast<int>(batches_.size()) > max_batches ||
-          newest_t - batches_.front().back().t > max_age)) {
+  while (batches_.size() > 1 && (static_cast<int>(batches_.size()) > max_batches ||
+                                 newest_t - batches_.front().back().t > max_age)) {
     batches_.pop_front();
   }
 }

@@ -24,9 +24,12 @@ std::optional<ModelKind> parse_model_kind(std::string_view text) {
 
 const char* to_string(Scheme scheme) {
   switch (scheme) {
-    case Scheme::hca3: return "hca3";
-    case Scheme::h2hca: return "h2hca";
-    case Scheme::h3hca: return "h3hca";
+    case Scheme::hca3:
+      return "hca3";
+    case Scheme::h2hca:
+      return "h2hca";
+    case Scheme::h3hca:
+      return "h3hca";
   }
   return "?";
 }
@@ -37,9 +40,12 @@ const char* to_string(OffsetAlgorithm offset) {
 
 const char* to_string(ModelKind model) {
   switch (model) {
-    case ModelKind::automatic: return "auto";
-    case ModelKind::offset_only: return "offset";
-    case ModelKind::linear: return "linear";
+    case ModelKind::automatic:
+      return "auto";
+    case ModelKind::offset_only:
+      return "offset";
+    case ModelKind::linear:
+      return "linear";
   }
   return "?";
 }

@@ -23,7 +23,7 @@ struct Message {
 };
 
 using QueueKey = std::tuple<std::uint64_t, int, int>;  // context, source, destination (world ranks)
-using SplitKey = std::pair<std::uint64_t, int>;      // context, split sequence number
+using SplitKey = std::pair<std::uint64_t, int>;        // context, split sequence number
 
 struct SplitEntry {
   int color = 0;
@@ -35,8 +35,8 @@ struct SplitEntry {
 }  // namespace
 
 struct SimWorld::Shared {
-  explicit Shared(int processes) : arrived(static_cast<std::size_t>(processes)),
-                                   sends(static_cast<std::size_t>(processes)) {}
+  explicit Shared(int processes)
+      : arrived(static_cast<std::size_t>(processes)), sends(static_cast<std::size_t>(processes)) {}
   std::mutex mutex;
   std::vector<std::condition_variable> arrived;  // one per destination world rank
   std::condition_variable split_done;
@@ -51,8 +51,10 @@ class Process final : public SimProcess {
  public:
   Process(int rank, const SimSpec& spec)
       : rank_(rank),
-        clock_(spec.node_clocks.at(static_cast<std::size_t>(spec.node_of_rank.at(static_cast<std::size_t>(rank))))),
-        wander_(spec.seed, spec.node_of_rank[static_cast<std::size_t>(rank)], clock_.wander, spec.start_time),
+        clock_(spec.node_clocks.at(
+            static_cast<std::size_t>(spec.node_of_rank.at(static_cast<std::size_t>(rank))))),
+        wander_(spec.seed, spec.node_of_rank[static_cast<std::size_t>(rank)], clock_.wander,
+                spec.start_time),
         latency_(spec.latency),
         rng_(mix64(spec.seed * 1000003ULL + static_cast<std::uint64_t>(rank))),
         true_now_(spec.start_time) {}
@@ -190,7 +192,9 @@ SimWorld::SimWorld(SimSpec spec)
 
 SimWorld::~SimWorld() = default;
 
-int SimWorld::size() const { return static_cast<int>(spec_.node_of_rank.size()); }
+int SimWorld::size() const {
+  return static_cast<int>(spec_.node_of_rank.size());
+}
 
 void SimWorld::run(const std::function<void(SimProcess&, Transport&)>& body) {
   std::vector<int> everybody(static_cast<std::size_t>(size()));

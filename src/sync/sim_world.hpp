@@ -22,16 +22,16 @@ struct NodeClock {
 };
 
 struct Latency {
-  double base = 0.4e-6;     // one-way minimum
-  double jitter = 0.1e-6;   // mean of the exponential excess
+  double base = 0.4e-6;    // one-way minimum
+  double jitter = 0.1e-6;  // mean of the exponential excess
   double outlier_probability = 0.01;
-  double outlier = 20e-6;   // added to an outlier message
+  double outlier = 20e-6;  // added to an outlier message
   double clock_read = 20e-9;
   double send_overhead = 50e-9;
 };
 
 struct SimSpec {
-  std::vector<int> node_of_rank;    // size = number of processes
+  std::vector<int> node_of_rank;       // size = number of processes
   std::vector<NodeClock> node_clocks;  // indexed by node
   Latency latency;
   std::uint64_t seed = 1;

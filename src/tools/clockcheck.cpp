@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,7 +46,9 @@ struct Options {
   bool sweep = false;
 };
 
-double wtime() { return PMPI_Wtime(); }
+double wtime() {
+  return PMPI_Wtime();
+}
 
 std::optional<Options> parse_options(int argc, char** argv, std::string& error) {
   Options options;
@@ -85,8 +88,9 @@ Settings settings_from(const harmonize::config::Policy& policy) {
   s.scheme = policy.sync == cfg::SyncScheme::hca3    ? hs::Scheme::hca3
              : policy.sync == cfg::SyncScheme::h3hca ? hs::Scheme::h3hca
                                                      : hs::Scheme::h2hca;
-  s.offset = policy.offset_algorithm == cfg::OffsetAlgorithm::meanrtt ? hs::OffsetAlgorithm::mean_rtt
-                                                                       : hs::OffsetAlgorithm::skampi;
+  s.offset = policy.offset_algorithm == cfg::OffsetAlgorithm::meanrtt
+                 ? hs::OffsetAlgorithm::mean_rtt
+                 : hs::OffsetAlgorithm::skampi;
   s.model = policy.clock_model == cfg::ClockModel::offset   ? hs::ModelKind::offset_only
             : policy.clock_model == cfg::ClockModel::linear ? hs::ModelKind::linear
                                                             : hs::ModelKind::automatic;
@@ -103,17 +107,26 @@ struct Clocks {
   std::unique_ptr<harmonize::clock::TimeSource> local;  // null: local is truth
   TestClockSpec spec;
   bool test = false;
+  int rank = 0;
   const harmonize::clock::TimeSource& source() const { return local ? *local : *truth; }
 
-  // Exact error of `global` against rank 0's clock, now.
-  double true_error(const GlobalClock& global) const {
-    const double t = truth->now();
+  // Exact error of `global` against rank 0's clock at true time t. Every
+  // rank evaluates at the same instant (see common_instant), so a rank that
+  // was descheduled before it got here does not see its model's residual
+  // drift over that gap counted as error.
+  double true_error(const GlobalClock& global, double t) const {
     const auto mine = harmonize::clock::skew_for_node(spec, virtual_node_of(spec, rank));
     const auto reference = harmonize::clock::skew_for_node(spec, virtual_node_of(spec, 0));
     return global.to_global(skewed_time(mine, t)) - skewed_time(reference, t);
   }
-  int rank = 0;
 };
+
+// Ground truth needs one clock read by every process: CLOCK_MONOTONIC is;
+// a TSC calibrated per process and MPI_Wtime (per-process origin in some
+// MPIs) are not.
+bool truth_is_shared(const Clocks& clocks) {
+  return std::string_view(clocks.truth->name()) == "monotonic";
+}
 
 // Algorithm 6's MEASURE_OFFSET from every rank to rank 0, over the global
 // clocks, on the sync's private communicator. Returns this rank's offset
@@ -125,10 +138,18 @@ double measured_offset(CommClockSync& sync, const GlobalClock& global, const Set
       harmonize::sync::serve_as_reference(transport, peer, global);
     return 0.0;
   }
-  // Everybody else waits its turn in the serve loop of rank 0.
-  const auto point = harmonize::sync::measure_offset_as_client(transport, 0, global, settings, 0.0);
+  // Everybody else waits its turn in the serve loop of rank 0. The most
+  // certain of `fitpoints` measurements: on a loaded machine one of them can
+  // be caught in a stall and be off by milliseconds.
+  harmonize::sync::FitPoint best{};
+  best.uncertainty = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < std::max(1, settings.fitpoints); ++i) {
+    const auto point =
+        harmonize::sync::measure_offset_as_client(transport, 0, global, settings, 0.0);
+    if (!(point.uncertainty >= best.uncertainty)) best = point;
+  }
   harmonize::sync::release_reference(transport, 0);
-  return point.offset;
+  return best.offset;
 }
 
 struct RankRow {
@@ -164,11 +185,18 @@ double max_over_ranks(double value) {
   return result;
 }
 
+// The true time at which the last rank got here: "right after the sync".
+double common_instant(const Clocks& clocks) {
+  return max_over_ranks(clocks.truth->now());
+}
+
 int run_check(const Options& options, const Settings& settings, const Clocks& clocks,
               const std::function<int(int)>& node_of, int rank, int size) {
-  auto sync = CommClockSync::create(MPI_COMM_WORLD, settings, GlobalClock(clocks.source(), {}), node_of);
+  auto sync =
+      CommClockSync::create(MPI_COMM_WORLD, settings, GlobalClock(clocks.source(), {}), node_of);
   RankRow row;
   GlobalClock global(clocks.source(), {});
+  double synced_at = 0;
   std::vector<double> durations;
   std::vector<double> errors_after_each;
   for (int i = 0; i < options.syncs; ++i) {
@@ -177,7 +205,8 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
     // the duration would measure that, not the sync.
     PMPI_Barrier(MPI_COMM_WORLD);
     global = sync->synchronize();
-    const double error = clocks.test ? clocks.true_error(global) : 0.0;
+    synced_at = common_instant(clocks);
+    const double error = clocks.test ? clocks.true_error(global, synced_at) : 0.0;
     durations.push_back(max_over_ranks(sync->last_report().seconds));
     errors_after_each.push_back(max_over_ranks(std::abs(error)));
     row.true_after_sync = error;
@@ -185,7 +214,7 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
   row.sync_seconds = sync->last_report().seconds;
   row.measured_after_sync = measured_offset(*sync, global, settings);
   spin_for(options.wait);
-  if (clocks.test) row.true_after_wait = clocks.true_error(global);
+  if (clocks.test) row.true_after_wait = clocks.true_error(global, synced_at + options.wait);
   row.measured_after_wait = measured_offset(*sync, global, settings);
   const auto rows = gather_rows(row, size);
   if (rank != 0) return 0;
@@ -193,46 +222,59 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
   const auto& report = sync->last_report();
   const auto ns = [](double s) { return s * 1e9; };
   if (options.json) {
-    std::printf("{\"ranks\": %d, \"nodes\": %d, \"scheme\": \"%s\", \"rounds\": %d, \"levels\": %d, "
-                "\"fitpoints\": %d, \"pingpongs\": %d, \"source\": \"%s\", \"test_clock\": %s, "
-                "\"wait_s\": %g, \"syncs\": [",
-                size, report.nodes, harmonize::sync::to_string(report.scheme_used), report.rounds,
-                report.levels, settings.fitpoints, settings.pingpongs, clocks.source().name(),
-                clocks.test ? "true" : "false", options.wait);
+    std::printf(
+        "{\"ranks\": %d, \"nodes\": %d, \"scheme\": \"%s\", \"rounds\": %d, \"levels\": %d, "
+        "\"fitpoints\": %d, \"pingpongs\": %d, \"source\": \"%s\", \"test_clock\": %s, "
+        "\"truth_exact\": %s, \"wait_s\": %g, \"syncs\": [",
+        size, report.nodes, harmonize::sync::to_string(report.scheme_used), report.rounds,
+        report.levels, settings.fitpoints, settings.pingpongs, clocks.source().name(),
+        clocks.test ? "true" : "false", truth_is_shared(clocks) ? "true" : "false", options.wait);
     for (std::size_t i = 0; i < durations.size(); ++i)
-      std::printf("%s{\"seconds\": %.9g, \"max_true_error_ns\": %.6g}", i ? ", " : "",
-                  durations[i], ns(errors_after_each[i]));
+      std::printf("%s{\"seconds\": %.9g, \"max_true_error_ns\": %.6g}", i ? ", " : "", durations[i],
+                  ns(errors_after_each[i]));
     std::printf("], \"fallback_note\": \"%s\", \"per_rank\": [", report.fallback_note.c_str());
     for (int r = 0; r < size; ++r) {
       const auto& x = rows[static_cast<std::size_t>(r)];
-      std::printf("%s{\"rank\": %d, \"sync_seconds\": %.9g, \"true_error_after_sync_ns\": %.6g, "
-                  "\"true_error_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
-                  "\"offset_after_wait_ns\": %.6g}",
-                  r ? ", " : "", r, x.sync_seconds, ns(x.true_after_sync), ns(x.true_after_wait),
-                  ns(x.measured_after_sync), ns(x.measured_after_wait));
+      std::printf(
+          "%s{\"rank\": %d, \"sync_seconds\": %.9g, \"true_error_after_sync_ns\": %.6g, "
+          "\"true_error_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
+          "\"offset_after_wait_ns\": %.6g}",
+          r ? ", " : "", r, x.sync_seconds, ns(x.true_after_sync), ns(x.true_after_wait),
+          ns(x.measured_after_sync), ns(x.measured_after_wait));
     }
-    std::printf("], \"max\": {\"sync_seconds\": %.9g, \"true_error_after_sync_ns\": %.6g, "
-                "\"true_error_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
-                "\"offset_after_wait_ns\": %.6g}, \"mean_abs\": {\"offset_after_sync_ns\": %.6g, "
-                "\"offset_after_wait_ns\": %.6g}}\n",
-                durations.back(), ns(max_abs(rows, &RankRow::true_after_sync)),
-                ns(max_abs(rows, &RankRow::true_after_wait)),
-                ns(max_abs(rows, &RankRow::measured_after_sync)),
-                ns(max_abs(rows, &RankRow::measured_after_wait)),
-                ns(mean_abs(rows, &RankRow::measured_after_sync)),
-                ns(mean_abs(rows, &RankRow::measured_after_wait)));
+    std::printf(
+        "], \"max\": {\"sync_seconds\": %.9g, \"true_error_after_sync_ns\": %.6g, "
+        "\"true_error_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
+        "\"offset_after_wait_ns\": %.6g}, \"mean_abs\": {\"offset_after_sync_ns\": %.6g, "
+        "\"offset_after_wait_ns\": %.6g}}\n",
+        durations.back(), ns(max_abs(rows, &RankRow::true_after_sync)),
+        ns(max_abs(rows, &RankRow::true_after_wait)),
+        ns(max_abs(rows, &RankRow::measured_after_sync)),
+        ns(max_abs(rows, &RankRow::measured_after_wait)),
+        ns(mean_abs(rows, &RankRow::measured_after_sync)),
+        ns(mean_abs(rows, &RankRow::measured_after_wait)));
     return 0;
   }
-  std::printf("clockcheck: scheme %s, offset %s, model %s, fitpoints %d, pingpongs %d, source %s, "
-              "%d ranks, %d nodes, %d levels, %d rounds\n",
-              harmonize::sync::to_string(report.scheme_used), harmonize::sync::to_string(settings.offset),
-              harmonize::sync::to_string(settings.model), settings.fitpoints, settings.pingpongs,
-              clocks.source().name(), size, report.nodes, report.levels, report.rounds);
-  if (!report.fallback_note.empty()) std::printf("clockcheck: note: %s\n", report.fallback_note.c_str());
+  std::printf(
+      "clockcheck: scheme %s, offset %s, model %s, fitpoints %d, pingpongs %d, source %s, "
+      "%d ranks, %d nodes, %d levels, %d rounds\n",
+      harmonize::sync::to_string(report.scheme_used), harmonize::sync::to_string(settings.offset),
+      harmonize::sync::to_string(settings.model), settings.fitpoints, settings.pingpongs,
+      clocks.source().name(), size, report.nodes, report.levels, report.rounds);
+  if (!report.fallback_note.empty())
+    std::printf("clockcheck: note: %s\n", report.fallback_note.c_str());
+  if (clocks.test && !truth_is_shared(clocks))
+    std::printf(
+        "clockcheck: note: the %s source is per process (own calibration or origin), so "
+        "the true errors include how the processes' sources differ; only monotonic is "
+        "one clock for all\n",
+        clocks.truth->name());
   for (std::size_t i = 0; i < durations.size(); ++i)
-    std::printf("sync %zu: %.1f us%s\n", i + 1, durations[i] * 1e6,
-                clocks.test ? (", max true error " + std::to_string(ns(errors_after_each[i])) + " ns").c_str()
-                            : "");
+    std::printf(
+        "sync %zu: %.1f us%s\n", i + 1, durations[i] * 1e6,
+        clocks.test
+            ? (", max true error " + std::to_string(ns(errors_after_each[i])) + " ns").c_str()
+            : "");
   std::printf("%5s %14s %16s %16s %18s %18s\n", "rank", "sync_us", "true_sync_ns", "true_wait_ns",
               "offset_sync_ns", "offset_wait_ns");
   for (int r = 0; r < size; ++r) {
@@ -241,15 +283,16 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
                 ns(x.true_after_sync), ns(x.true_after_wait), ns(x.measured_after_sync),
                 ns(x.measured_after_wait));
   }
-  std::printf("summary: sync_us=%.1f true_error_after_sync_ns=%.1f true_error_after_wait_ns=%.1f "
-              "offset_after_sync_max_ns=%.1f offset_after_sync_mean_ns=%.1f "
-              "offset_after_wait_max_ns=%.1f offset_after_wait_mean_ns=%.1f wait_s=%g\n",
-              durations.back() * 1e6, ns(max_abs(rows, &RankRow::true_after_sync)),
-              ns(max_abs(rows, &RankRow::true_after_wait)),
-              ns(max_abs(rows, &RankRow::measured_after_sync)),
-              ns(mean_abs(rows, &RankRow::measured_after_sync)),
-              ns(max_abs(rows, &RankRow::measured_after_wait)),
-              ns(mean_abs(rows, &RankRow::measured_after_wait)), options.wait);
+  std::printf(
+      "summary: sync_us=%.1f true_error_after_sync_ns=%.1f true_error_after_wait_ns=%.1f "
+      "offset_after_sync_max_ns=%.1f offset_after_sync_mean_ns=%.1f "
+      "offset_after_wait_max_ns=%.1f offset_after_wait_mean_ns=%.1f wait_s=%g\n",
+      durations.back() * 1e6, ns(max_abs(rows, &RankRow::true_after_sync)),
+      ns(max_abs(rows, &RankRow::true_after_wait)),
+      ns(max_abs(rows, &RankRow::measured_after_sync)),
+      ns(mean_abs(rows, &RankRow::measured_after_sync)),
+      ns(max_abs(rows, &RankRow::measured_after_wait)),
+      ns(mean_abs(rows, &RankRow::measured_after_wait)), options.wait);
   return 0;
 }
 
@@ -272,7 +315,7 @@ int run_sweep(const Settings& base_settings, const Clocks& clocks,
                                           GlobalClock(clocks.source(), {}), node_of);
         PMPI_Barrier(MPI_COMM_WORLD);
         const GlobalClock global = sync->synchronize();
-        const double error = clocks.test ? clocks.true_error(global)
+        const double error = clocks.test ? clocks.true_error(global, common_instant(clocks))
                                          : measured_offset(*sync, global, settings);
         durations.push_back(max_over_ranks(sync->last_report().seconds));
         errors.push_back(max_over_ranks(std::abs(error)));
@@ -309,15 +352,15 @@ int main(int argc, char** argv) {
   const auto& p = policy.policy;
   Clocks clocks;
   clocks.rank = rank;
-  clocks.truth = harmonize::clock::make_named_source(
-      harmonize::config::to_string(p.time_source), &wtime, error);
+  clocks.truth = harmonize::clock::make_named_source(harmonize::config::to_string(p.time_source),
+                                                     &wtime, error);
   if (!clocks.truth) {
     if (rank == 0) std::fprintf(stderr, "harmonize: HARMONIZE_TIMESOURCE: %s\n", error.c_str());
     MPI_Finalize();
     return 2;
   }
-  clocks.spec = TestClockSpec{p.test_clock_offset, p.test_clock_drift, p.test_clock_seed,
-                              p.test_node_size};
+  clocks.spec =
+      TestClockSpec{p.test_clock_offset, p.test_clock_drift, p.test_clock_seed, p.test_node_size};
   clocks.test = p.test_clock_active();
   std::function<int(int)> node_of;
   if (clocks.test || p.test_node_size > 0) {
@@ -329,7 +372,7 @@ int main(int argc, char** argv) {
   }
   const Settings settings = settings_from(p);
   const int status = options->sweep ? run_sweep(settings, clocks, node_of, rank)
-                                     : run_check(*options, settings, clocks, node_of, rank, size);
+                                    : run_check(*options, settings, clocks, node_of, rank, size);
   std::fflush(stdout);
   MPI_Finalize();
   return status;

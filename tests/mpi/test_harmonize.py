@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from conftest import PROGRAMS, run_mpi
+from conftest import MPI_FLAVOR, PROGRAMS, run_mpi
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "7"}
@@ -80,10 +80,13 @@ def test_observe_measures_native_skew_on_the_global_clock(tmp_path):
 def test_sub_communicator_barriers_never_involve_the_other_ranks(tmp_path):
     # Even ranks barrier on their half while odd ranks only reduce on theirs:
     # a world-wide collective inside the barrier would hang this job.
-    report, result = run_job(tmp_path, "harmonize", nprocs=4, program=("subcomm", "2000", "200"),
-                             extra={"HARMONIZE_RESYNC_INTERVAL": "1ms"})
+    # MPICH spins without yielding, so with 4 ranks on 2 cores every message
+    # waits for a time slice: fewer calls there, same checks.
+    barriers, loops = ("300", "90") if MPI_FLAVOR == "mpich" else ("2000", "200")
+    report, result = run_job(tmp_path, "harmonize", nprocs=4, program=("subcomm", barriers, loops),
+                             extra={"HARMONIZE_RESYNC_INTERVAL": "1ms"}, timeout=600)
     even = communicator(report, "even")
-    assert even["size"] == 2 and even["calls"] == 2000 and even["harmonized_calls"] == 2000
+    assert even["size"] == 2 and even["calls"] == int(barriers) == even["harmonized_calls"]
     assert even["resyncs"] >= 1  # on its own members, with a 1 ms interval
     assert even["truth_space_violations"] == 0
     assert not [c for c in report["communicators"] if c["name"] == "odd"]

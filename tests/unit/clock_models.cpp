@@ -30,8 +30,8 @@ TEST_CASE("a linear model subtracts the offset it predicts", "[clock]") {
 
 TEST_CASE("a model stack applies its levels bottom first", "[clock]") {
   ModelStack stack;
-  stack.push({0.0, 1.0});   // t - 1
-  stack.push({0.5, 0.0});   // u - 0.5 u = u / 2
+  stack.push({0.0, 1.0});          // t - 1
+  stack.push({0.5, 0.0});          // u - 0.5 u = u / 2
   CHECK(stack.apply(9.0) == 4.0);  // (9 - 1) / 2; the other order would give 3.5
   CHECK(stack.depth() == 2);
   const ModelStack longer = stack.with({0.0, -4.0});

@@ -16,16 +16,16 @@ TEST_CASE("SKaMPI-Offset intersects the bounds of all exchanges", "[sync][offset
       {130, 123, 138},  // [-15, -7]
   };
   const FitPoint point = skampi_offset(consistent);
-  CHECK(point.offset == 10.0);       // local - reference = -(-11 + -9) / 2
-  CHECK(point.t == 121.0);           // midpoint of the fastest exchange
-  CHECK(point.uncertainty == 1.0);   // half of [-11, -9]
+  CHECK(point.offset == 10.0);      // local - reference = -(-11 + -9) / 2
+  CHECK(point.t == 121.0);          // midpoint of the fastest exchange
+  CHECK(point.uncertainty == 1.0);  // half of [-11, -9]
 }
 
 TEST_CASE("Mean-RTT-Offset takes the median of rtt-corrected offsets", "[sync][offset]") {
   const std::vector<Exchange> exchanges{
-      {0, 0, 12},   // 12 - 0 - 1 = 11
-      {20, 9, 22},  // 22 - 9 - 1 = 12
-      {30, 30, 41}, // 41 - 30 - 1 = 10
+      {0, 0, 12},    // 12 - 0 - 1 = 11
+      {20, 9, 22},   // 22 - 9 - 1 = 12
+      {30, 30, 41},  // 41 - 30 - 1 = 10
   };
   const FitPoint point = mean_rtt_offset(exchanges, 2.0);
   CHECK(point.offset == 11.0);
@@ -33,7 +33,8 @@ TEST_CASE("Mean-RTT-Offset takes the median of rtt-corrected offsets", "[sync][o
   CHECK(point.uncertainty == 0.0);
 }
 
-TEST_CASE("the minimum-RTT early stop waits `patience` exchanges without improvement", "[sync][offset]") {
+TEST_CASE("the minimum-RTT early stop waits `patience` exchanges without improvement",
+          "[sync][offset]") {
   std::vector<Exchange> e{{0, 0, 5}, {0, 0, 3}, {0, 0, 4}, {0, 0, 6}};
   CHECK(min_rtt_stalled(e, 2));        // best 3 at index 1; then 4 and 6
   CHECK_FALSE(min_rtt_stalled(e, 3));  // 3 itself is among the last three

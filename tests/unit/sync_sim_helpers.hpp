@@ -72,8 +72,8 @@ inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& set
 // Global-clock error of `rank` against rank 0's clock at true time `truth`.
 inline double error_at(const simulator::SimWorld& world, const Outcome& outcome, int rank,
                        double truth) {
-  const double global = outcome.models[static_cast<std::size_t>(rank)].apply(
-      world.local_time(rank, truth));
+  const double global =
+      outcome.models[static_cast<std::size_t>(rank)].apply(world.local_time(rank, truth));
   const double reference = outcome.models[0].apply(world.local_time(0, truth));
   return global - reference;
 }

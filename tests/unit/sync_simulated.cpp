@@ -37,10 +37,11 @@ TEST_CASE("HCA3 recovers offsets at p = 2..64 in ceil(log2 p) rounds", "[sync][s
   simulator::SimWorld world(spec_for(nodes, 11));
   const auto outcome = synchronize_world(world, with_scheme(Scheme::hca3), 1, 0, nodes);
   INFO("p = " << p);
-  // Per pair a few ns; the tree stacks up to 7 levels of models, and
-  // references learned in early rounds are extrapolated over the later ones
-  // (up to ~1 ms at p = 64, with a one-sync slope error of ~1e-4).
-  CHECK(max_abs_error(world, outcome, outcome.end_truth) < 300e-9);
+  // Per pair a few ns; the tree stacks up to 7 levels, and offset-only
+  // models learned in early rounds age by up to 100 ppm x the later rounds
+  // (measured 9-60 ns; the simulator is deterministic, the margin is for
+  // future changes of the algorithms, not for noise).
+  CHECK(max_abs_error(world, outcome, outcome.end_truth) < 150e-9);
   // 1 ms offsets removed: the model stacks are not just empty.
   for (int rank = 1; rank < p; ++rank)
     CHECK(outcome.models[static_cast<std::size_t>(rank)].depth() == 1);
@@ -55,9 +56,10 @@ TEST_CASE("repeated syncs refine the drift to 0.05 ppm", "[sync][sim]") {
   simulator::SimWorld world(spec_for(nodes, 5));
   const auto outcome = synchronize_world(world, with_scheme(Scheme::hca3), 5, 1.0, nodes);
   INFO("p = " << p);
-  CHECK(max_abs_error(world, outcome, outcome.end_truth) < 50e-9);
-  // 10 s after the last sync: the target of the issue is 1 us (2 ranks).
-  CHECK(max_abs_error(world, outcome, outcome.end_truth + 10.0) < 500e-9);
+  CHECK(max_abs_error(world, outcome, outcome.end_truth) < 50e-9);  // measured 3-12 ns
+  // 10 s after the last sync: the target of the issue is 1 us (2 ranks);
+  // measured 1-125 ns.
+  CHECK(max_abs_error(world, outcome, outcome.end_truth + 10.0) < 300e-9);
   for (int rank = 1; rank < p; ++rank) CHECK(std::abs(slope_error(world, outcome, rank)) < 50e-9);
 }
 
@@ -103,8 +105,8 @@ TEST_CASE("H2HCA with uneven virtual nodes", "[sync][sim]") {
     CHECK(outcome.stats[r].inter_node_member == leader);
     if (!leader) CHECK(world.point_to_point_sends(rank) == 0);
     // Members of a node carry exactly their leader's models.
-    const std::size_t leader_rank = static_cast<std::size_t>(
-        std::find(nodes.begin(), nodes.end(), nodes[r]) - nodes.begin());
+    const std::size_t leader_rank =
+        static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), nodes[r]) - nodes.begin());
     CHECK(outcome.models[r] == outcome.models[leader_rank]);
   }
 }

@@ -8,8 +8,8 @@ std::unique_ptr<CommClockSync> CommClockSync::create(
     MPI_Comm comm, const Settings& settings, clock::GlobalClock base,
     std::function<int(int world_rank)> virtual_node_of_rank) {
   auto transport = MpiTransport::duplicate(comm);
-  const Topology topology = discover_topology(transport->comm(), virtual_node_of_rank,
-                                              settings.scheme == Scheme::h3hca);
+  const Topology topology =
+      discover_topology(transport->comm(), virtual_node_of_rank, settings.scheme == Scheme::h3hca);
   return std::unique_ptr<CommClockSync>(new CommClockSync(
       std::move(transport), settings, std::move(base), topology.placement, topology.socket_note));
 }
@@ -32,7 +32,9 @@ CommClockSync::CommClockSync(std::unique_ptr<MpiTransport> transport, const Sett
 }
 
 // Outside the timed synchronize(): see HierarchicalSync::warm_up.
-void CommClockSync::warm_up() { scheme_.warm_up(base_); }
+void CommClockSync::warm_up() {
+  scheme_.warm_up(base_);
+}
 
 clock::GlobalClock CommClockSync::synchronize() {
   // Timed on the untouched source: the duration is what the user waits.

@@ -14,15 +14,15 @@
 namespace harmonize::sync {
 
 struct SyncReport {
-  double seconds = 0;  // duration of the last synchronize() on this process
-  int rounds = 0;      // HCA3 rounds (ceil(log2) per HCA3 level)
-  int levels = 0;      // hierarchy levels used (1 hca3, 2 h2hca, 3 h3hca)
-  int nodes = 0;       // (virtual) nodes in the communicator
+  double seconds = 0;         // duration of the last synchronize() on this process
+  int rounds = 0;             // HCA3 rounds (ceil(log2) per HCA3 level)
+  int levels = 0;             // hierarchy levels used (1 hca3, 2 h2hca, 3 h3hca)
+  int nodes = 0;              // (virtual) nodes in the communicator
   std::string fallback_note;  // e.g. why h3hca ran as h2hca
   Scheme scheme_used = Scheme::h2hca;
-  int syncs = 0;             // synchronize() calls so far
-  int history_batches = 0;   // earlier syncs feeding this process's drift estimate (0: not a client)
-  double slope = 0;          // newest model level (local drift estimate)
+  int syncs = 0;            // synchronize() calls so far
+  int history_batches = 0;  // earlier syncs feeding this process's drift estimate (0: not a client)
+  double slope = 0;         // newest model level (local drift estimate)
 };
 
 class CommClockSync {

@@ -35,8 +35,8 @@ int bound_socket(std::string& why) {
     hwloc_obj_t package =
         hwloc_get_next_obj_covering_cpuset_by_type(topology, binding, HWLOC_OBJ_PACKAGE, nullptr);
     if (package != nullptr &&
-        hwloc_get_next_obj_covering_cpuset_by_type(topology, binding, HWLOC_OBJ_PACKAGE,
-                                                   package) == nullptr &&
+        hwloc_get_next_obj_covering_cpuset_by_type(topology, binding, HWLOC_OBJ_PACKAGE, package) ==
+            nullptr &&
         hwloc_bitmap_isincluded(binding, package->cpuset)) {
       socket = static_cast<int>(package->logical_index);
     } else {
@@ -72,7 +72,8 @@ Topology discover_topology(MPI_Comm comm, const std::function<int(int)>& virtual
   PMPI_Allreduce(&socket, &lowest, 1, MPI_INT, MPI_MIN, comm);
   if (lowest < 0) {
     socket = -1;
-    if (topology.socket_note.empty()) topology.socket_note = "a process is not bound within one socket";
+    if (topology.socket_note.empty())
+      topology.socket_note = "a process is not bound within one socket";
   }
   topology.placement.socket = socket;
   return topology;
