@@ -19,11 +19,14 @@ constexpr std::array kVariables{
              "which intracommunicators are affected"},
     Variable{"HARMONIZE_SLACK", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
              "initial slack between taking the deadline and the deadline; auto: twice the 90th "
-             "percentile of the measured broadcast latency (at least 1us)"},
+             "percentile of the measured broadcast latency (at least 100ns); the slack then adapts, see "
+             "docs/barrier.md"},
     Variable{"HARMONIZE_SLACK_GROWTH", Kind::number, "1.5", "", 1.0001, 100.0,
-             "factor applied to the slack after a missed deadline"},
+             "factor applied to the slack after a call in which a process missed its deadline; "
+             "each successful call shrinks it by growth^(-1/249), so misses settle at ~0.4% of "
+             "calls"},
     Variable{"HARMONIZE_SLACK_MIN", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "lower bound of the adaptive slack (auto: the median broadcast latency, at least 1us)"},
+             "lower bound of the adaptive slack (auto: 100ns)"},
     Variable{"HARMONIZE_SLACK_MAX", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
              "upper bound of the adaptive slack (auto: 1000x the median broadcast latency, at "
              "least 10ms, at most 1s)"},

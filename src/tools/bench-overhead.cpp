@@ -13,13 +13,12 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+
+#include "tools/common/launch.hpp"
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -29,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
-extern char** environ;
-
 namespace {
+
+using namespace harmonize::tools;
 
 constexpr std::string_view kWorkerFlag = "--worker";
 constexpr std::string_view kResultTag = "ns_per_call=";
@@ -88,8 +87,6 @@ struct Options {
   long pair_calls = 200'000;
 };
 
-enum class Flavor { openmpi, mpich, unknown };
-
 struct Case {
   const char* label;
   const char* comm;  // worker argument
@@ -97,116 +94,22 @@ struct Case {
   long calls;
 };
 
-struct Captured {
-  int status = -1;  // exit status, or -1 if it could not run
-  std::string output;
-};
-
-// Runs argv with the given environment, returning its stdout (stderr passes through).
-Captured run_capture(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-  Captured result;
-  int fds[2];
-  if (pipe(fds) != 0) return result;
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (spawned != 0) {
-    close(fds[0]);
-    std::fprintf(stderr, "harmonize-bench-overhead: cannot run %s: %s\n", argv[0],
-                 std::strerror(spawned));
-    return result;
-  }
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) result.output.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
 std::optional<double> parse_result(const std::string& output) {
   const auto at = output.find(kResultTag);
   if (at == std::string::npos) return std::nullopt;
   return std::strtod(output.c_str() + at + kResultTag.size(), nullptr);
 }
 
-std::vector<std::string> current_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  return env;
-}
-
-Flavor detect_flavor(const std::string& mpiexec) {
-  const Captured version = run_capture({mpiexec, "--version"}, current_environment());
-  if (version.output.find("Open MPI") != std::string::npos ||
-      version.output.find("OpenRTE") != std::string::npos) {
-    return Flavor::openmpi;
-  }
-  if (version.output.find("HYDRA") != std::string::npos) return Flavor::mpich;
-  return Flavor::unknown;
-}
-
-// The caller's environment without anything that would change what is measured.
-std::vector<std::string> base_environment() {
-  std::vector<std::string> env;
-  for (std::string& entry : current_environment()) {
-    if (entry.starts_with("LD_PRELOAD=") || entry.starts_with("HARMONIZE_")) continue;
-    env.push_back(std::move(entry));
-  }
-  env.emplace_back("HARMONIZE_MODE=off");
-  return env;
-}
-
 // The launcher gets the preload through its own option, not LD_PRELOAD in its
 // own environment: mpiexec itself must not load the library.
 std::vector<std::string> command(const Options& options, Flavor flavor, const Case& c,
                                  const std::string& self_path, bool preload) {
-  std::vector<std::string> args{options.mpiexec, "-n", std::to_string(c.ranks)};
-  if (flavor == Flavor::openmpi) args.push_back("--oversubscribe");
-  if (preload && flavor == Flavor::openmpi) {
-    args.insert(args.end(), {"-x", "LD_PRELOAD=" + options.library});
-  } else if (preload && flavor == Flavor::mpich) {
-    args.insert(args.end(), {"-genv", "LD_PRELOAD", options.library});
-  }
+  std::vector<std::string> rank_environment{"HARMONIZE_MODE=off"};
+  if (preload) rank_environment.push_back("LD_PRELOAD=" + options.library);
+  std::vector<std::string> args =
+      launch_command(options.mpiexec, flavor, c.ranks, {}, rank_environment);
   args.insert(args.end(), {self_path, std::string(kWorkerFlag), c.comm, std::to_string(c.calls)});
   return args;
-}
-
-std::optional<double> median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
-}
-
-std::string executable_path() {
-  std::string path(4096, '\0');
-  const ssize_t n = readlink("/proc/self/exe", path.data(), path.size() - 1);
-  path.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  return path;
-}
-
-std::string default_library(const std::string& self_path) {
-  const auto slash = self_path.rfind('/');
-  const std::string bin = slash == std::string::npos ? "." : self_path.substr(0, slash);
-  return bin + "/../lib/libharmonize.so";
 }
 
 const char* const kUsage =
@@ -214,14 +117,6 @@ const char* const kUsage =
     "                                [--self-calls N] [--pair-calls N]\n"
     "Measures the time libharmonize adds to MPI_Barrier in HARMONIZE_MODE=off.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
-
-std::optional<long> parse_positive(const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < 1) return std::nullopt;
-  return value;
-}
 
 // The reason the command line is wrong, or "".
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
@@ -254,12 +149,6 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
   return {};
 }
 
-std::string joined(const std::vector<std::string>& args) {
-  std::string text;
-  for (const auto& a : args) text += (text.empty() ? "" : " ") + a;
-  return text;
-}
-
 std::string cell(std::optional<double> value) {
   char buffer[32];
   if (!value) return "failed";
@@ -287,7 +176,7 @@ int run_driver(int argc, char** argv) {
     return 2;
   }
   const Flavor flavor = detect_flavor(options.mpiexec);
-  const std::vector<std::string> env = base_environment();
+  const std::vector<std::string> env = clean_environment();
   const std::vector<Case> cases{{"MPI_COMM_SELF, 1 rank", "self", 1, options.self_calls},
                                 {"MPI_COMM_WORLD, 2 ranks", "world", 2, options.pair_calls}};
 

@@ -2,14 +2,13 @@
 // The adaptive slack of the harmonized barrier (pure; run by the root, which
 // sets the deadlines). Paper 000 grows the slack by 1.5 after a miss and never
 // shrinks it, so one scheduling hiccup makes every later call wait longer.
-// Here it also shrinks again after a run of successes, within [min, max]:
-//   miss    -> slack = min(max, slack * growth), run reset
-//   success -> after `shrink_after` successes in a row,
-//              slack = max(min, slack / growth^(1/shrink_steps)), run reset
-// so recovering from one miss takes shrink_steps runs, and probing below the
-// level that works costs at most one miss per shrink_after calls.
-#include <cstdint>
-
+// Here every call moves it, within [min, max]:
+//   miss    -> slack *= growth
+//   success -> slack *= growth^(-r / (1 - r))
+// which settles where the fraction of calls that miss is r (the target miss
+// rate): below that the slack shrinks, above it grows. Misses that no slack
+// prevents (a process preempted for 20 us over TCP) then no longer inflate
+// every later call, as they did when each miss only ever grew it.
 namespace harmonize::logic {
 
 struct SlackSettings {
@@ -17,8 +16,7 @@ struct SlackSettings {
   double min = 0;
   double max = 0;
   double growth = 1.5;
-  int shrink_after = 128;
-  int shrink_steps = 4;
+  double target_miss_rate = 0.004;
 };
 
 class SlackController {
@@ -38,7 +36,6 @@ class SlackController {
   double largest_;
   double smallest_;
   double shrink_factor_;
-  int successes_ = 0;
 };
 
 // Derived bounds for HARMONIZE_SLACK=auto, from the measured broadcast
