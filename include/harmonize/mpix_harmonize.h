@@ -31,12 +31,12 @@ extern "C" {
  * Works whatever HARMONIZE_MODE is (off and observe included), on any
  * intracommunicator; size-1 communicators return at once with flag = 1.
  * Returns MPI_SUCCESS, or the error code of the failing MPI call. */
-int MPIX_Harmonize(MPI_Comm comm, int *flag);
+int MPIX_Harmonize(MPI_Comm comm, int* flag);
 
 /* The flag of the last harmonized barrier this process completed on `comm`
  * (through MPI_Barrier under HARMONIZE_MODE=harmonize, or MPIX_Harmonize):
  * 1 met, 0 missed, -1 when there was none yet. Does not communicate. */
-int MPIX_Harmonize_last_flag(MPI_Comm comm, int *flag);
+int MPIX_Harmonize_last_flag(MPI_Comm comm, int* flag);
 
 #ifdef __cplusplus
 }

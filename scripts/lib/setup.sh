@@ -50,11 +50,11 @@ mpi_cmake_args() {
 build_harmonize() {
   mkdir -p "$BUILD_DIR"
   echo "==> configuring in $BUILD_DIR"
-  cmake -S "$harmonize_root" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >"$BUILD_DIR.configure.log" 2>&1 ||
-    { cat "$BUILD_DIR.configure.log" >&2; return 1; }
-  echo "==> building (log: $BUILD_DIR.build.log)"
-  cmake --build "$BUILD_DIR" -j "$(nproc)" >"$BUILD_DIR.build.log" 2>&1 ||
-    { tail -n 60 "$BUILD_DIR.build.log" >&2; return 1; }
+  cmake -S "$harmonize_root" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >"$BUILD_DIR/harmonize-configure.log" 2>&1 ||
+    { cat "$BUILD_DIR/harmonize-configure.log" >&2; return 1; }
+  echo "==> building (log: $BUILD_DIR/harmonize-build.log)"
+  cmake --build "$BUILD_DIR" -j "$(nproc)" >"$BUILD_DIR/harmonize-build.log" 2>&1 ||
+    { tail -n 60 "$BUILD_DIR/harmonize-build.log" >&2; return 1; }
 }
 
 # Open MPI refuses to run as root without this consent (containers, CI).

@@ -66,8 +66,8 @@ std::string check_value(const Variable& v, const std::string& value) {
       ok = true;
       break;
   }
-  return ok ? std::string() : quoted(std::string(v.name), value) + " is not valid: expected " +
-                                  accepted_values(v);
+  return ok ? std::string()
+            : quoted(std::string(v.name), value) + " is not valid: expected " + accepted_values(v);
 }
 
 template <typename Enum>
@@ -100,7 +100,8 @@ void fill_policy(PolicyResult& result) {
   p.fitpoints = static_cast<int>(integer("HARMONIZE_FITPOINTS"));
   p.pingpongs = static_cast<int>(integer("HARMONIZE_PINGPONGS"));
   p.minrtt_patience = static_cast<int>(integer("HARMONIZE_MINRTT_PATIENCE"));
-  p.time_source = as_enum<TimeSourceKind>(var("HARMONIZE_TIMESOURCE"), text("HARMONIZE_TIMESOURCE"));
+  p.time_source =
+      as_enum<TimeSourceKind>(var("HARMONIZE_TIMESOURCE"), text("HARMONIZE_TIMESOURCE"));
   p.report = text("HARMONIZE_REPORT");
   p.quiet = text("HARMONIZE_QUIET") == "1";
   p.verbose = text("HARMONIZE_VERBOSE") == "1";
@@ -118,7 +119,8 @@ void check_combinations(PolicyResult& result) {
                             "' is larger than HARMONIZE_SLACK_MAX='" +
                             result.effective["HARMONIZE_SLACK_MAX"] + "': expected MIN <= MAX");
   }
-  if (p.slack && ((p.slack_min && *p.slack < *p.slack_min) || (p.slack_max && *p.slack > *p.slack_max))) {
+  if (p.slack &&
+      ((p.slack_min && *p.slack < *p.slack_min) || (p.slack_max && *p.slack > *p.slack_max))) {
     result.errors.push_back("HARMONIZE_SLACK='" + result.effective["HARMONIZE_SLACK"] +
                             "' is outside [HARMONIZE_SLACK_MIN, HARMONIZE_SLACK_MAX]: expected a "
                             "slack within its bounds");
@@ -131,8 +133,8 @@ void apply(PolicyResult& result, const std::string& name, const std::string& val
   if (variable == nullptr) {
     std::string line = where + "unknown variable " + quoted(name, value);
     const std::string suggestion = closest_variable(name);
-    line += suggestion.empty() ? "; see the README for the list"
-                               : "; did you mean " + suggestion + "?";
+    line +=
+        suggestion.empty() ? "; see the README for the list" : "; did you mean " + suggestion + "?";
     result.errors.push_back(line);
     return;
   }
@@ -154,7 +156,8 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
   }
 
   // The preset first, so that the environment overrides it.
-  if (auto it = environment.find("HARMONIZE_CONFIG"); it != environment.end() && !it->second.empty()) {
+  if (auto it = environment.find("HARMONIZE_CONFIG");
+      it != environment.end() && !it->second.empty()) {
     const std::string& path = it->second;
     std::string why;
     if (auto text = read_file(path, why)) {

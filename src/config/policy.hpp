@@ -57,7 +57,8 @@ struct PolicyResult {
 };
 
 using Environment = std::map<std::string, std::string>;  // only HARMONIZE_* entries matter
-using FileReader = std::function<std::optional<std::string>(const std::string& path, std::string& why)>;
+using FileReader =
+    std::function<std::optional<std::string>(const std::string& path, std::string& why)>;
 
 PolicyResult build_policy(const Environment& environment, const FileReader& read_file);
 

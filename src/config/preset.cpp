@@ -37,7 +37,8 @@ Preset parse_preset(std::string_view text) {
       continue;
     }
     const auto equals = line.find('=');
-    const std::string_view key = equals == std::string_view::npos ? line : trim(line.substr(0, equals));
+    const std::string_view key =
+        equals == std::string_view::npos ? line : trim(line.substr(0, equals));
     if (equals == std::string_view::npos || !is_key(key)) {
       preset.errors.push_back("line " + std::to_string(number) + ": expected KEY=VALUE, got '" +
                               std::string(line) + "'");

@@ -58,7 +58,9 @@ std::optional<double> parse_duration(std::string_view text) {
   return *value / per_second;
 }
 
-std::optional<double> parse_number(std::string_view text) { return whole_double(trim(text)); }
+std::optional<double> parse_number(std::string_view text) {
+  return whole_double(trim(text));
+}
 
 std::optional<std::int64_t> parse_integer(std::string_view text) {
   text = trim(text);

@@ -17,10 +17,11 @@ constexpr std::array kVariables{
              "clock (the A side). harmonize: harmonized barrier (the B side)"},
     Variable{"HARMONIZE_COMMS", Kind::choice, "all", "all|world", 0, 0,
              "which intracommunicators are affected"},
-    Variable{"HARMONIZE_SLACK", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "initial slack between taking the deadline and the deadline; auto: twice the 90th "
-             "percentile of the measured broadcast latency (at least 100ns); the slack then adapts, see "
-             "docs/barrier.md"},
+    Variable{
+        "HARMONIZE_SLACK", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
+        "initial slack between taking the deadline and the deadline; auto: twice the 90th "
+        "percentile of the measured broadcast latency (at least 100ns); the slack then adapts, see "
+        "docs/barrier.md"},
     Variable{"HARMONIZE_SLACK_GROWTH", Kind::number, "1.5", "", 1.0001, 100.0,
              "factor applied to the slack after a call in which a process missed its deadline; "
              "each successful call shrinks it by growth^(-1/249), so misses settle at ~0.4% of "
@@ -50,8 +51,7 @@ constexpr std::array kVariables{
              "local time source"},
     Variable{"HARMONIZE_REPORT", Kind::text, "harmonize-%j.json", "", 0, 0,
              "report file template (%j job id or pid of rank 0, %h host, %% percent), or none"},
-    Variable{"HARMONIZE_QUIET", Kind::flag, "0", "", 0, 1,
-             "1: no summary line on stderr"},
+    Variable{"HARMONIZE_QUIET", Kind::flag, "0", "", 0, 1, "1: no summary line on stderr"},
     Variable{"HARMONIZE_VERBOSE", Kind::flag, "0", "", 0, 1,
              "1: print the effective configuration at MPI_Init and counters at MPI_Finalize "
              "(rank 0)"},
@@ -70,7 +70,9 @@ constexpr std::array kVariables{
 
 }  // namespace
 
-std::span<const Variable> all_variables() { return kVariables; }
+std::span<const Variable> all_variables() {
+  return kVariables;
+}
 
 const Variable* find_variable(std::string_view name) {
   for (const Variable& variable : kVariables) {

@@ -5,21 +5,35 @@
 namespace harmonize {
 namespace {
 
-double wtime() { return PMPI_Wtime(); }
+double wtime() {
+  return PMPI_Wtime();
+}
 
 }  // namespace
 
 sync::Settings sync_settings_from(const config::Policy& policy) {
   sync::Settings settings;
   switch (policy.sync) {
-    case config::SyncScheme::hca3: settings.scheme = sync::Scheme::hca3; break;
-    case config::SyncScheme::h2hca: settings.scheme = sync::Scheme::h2hca; break;
-    case config::SyncScheme::h3hca: settings.scheme = sync::Scheme::h3hca; break;
+    case config::SyncScheme::hca3:
+      settings.scheme = sync::Scheme::hca3;
+      break;
+    case config::SyncScheme::h2hca:
+      settings.scheme = sync::Scheme::h2hca;
+      break;
+    case config::SyncScheme::h3hca:
+      settings.scheme = sync::Scheme::h3hca;
+      break;
   }
   switch (policy.clock_model) {
-    case config::ClockModel::automatic: settings.model = sync::ModelKind::automatic; break;
-    case config::ClockModel::offset: settings.model = sync::ModelKind::offset_only; break;
-    case config::ClockModel::linear: settings.model = sync::ModelKind::linear; break;
+    case config::ClockModel::automatic:
+      settings.model = sync::ModelKind::automatic;
+      break;
+    case config::ClockModel::offset:
+      settings.model = sync::ModelKind::offset_only;
+      break;
+    case config::ClockModel::linear:
+      settings.model = sync::ModelKind::linear;
+      break;
   }
   settings.offset = policy.offset_algorithm == config::OffsetAlgorithm::skampi
                         ? sync::OffsetAlgorithm::skampi
@@ -44,8 +58,8 @@ ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::s
                                           policy.test_clock_seed, policy.test_node_size};
   setup.test_clock_active = clock::test_clock_active(setup.test_clock);
   if (setup.test_clock_active) {
-    const clock::Skew skew =
-        clock::skew_for_node(setup.test_clock, clock::virtual_node_of(setup.test_clock, world_rank));
+    const clock::Skew skew = clock::skew_for_node(
+        setup.test_clock, clock::virtual_node_of(setup.test_clock, world_rank));
     setup.local = clock::make_skewed_source(std::move(setup.local), skew.offset, skew.drift);
     const clock::TestClockSpec spec = setup.test_clock;
     setup.virtual_node_of_rank = [spec](int rank) { return clock::virtual_node_of(spec, rank); };

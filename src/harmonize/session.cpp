@@ -46,9 +46,12 @@ std::string now_iso8601() {
 
 const char* kind_name(CommKind kind) {
   switch (kind) {
-    case CommKind::intra: return "intra";
-    case CommKind::self: return "self";
-    case CommKind::inter: return "inter";
+    case CommKind::intra:
+      return "intra";
+    case CommKind::self:
+      return "self";
+    case CommKind::inter:
+      return "inter";
   }
   return "intra";
 }
@@ -228,7 +231,8 @@ void SessionImpl::measure_slack(CommState& state) {
   const double* initial = policy_.slack ? &*policy_.slack : nullptr;
   const double* minimum = policy_.slack_min ? &*policy_.slack_min : nullptr;
   const double* maximum = policy_.slack_max ? &*policy_.slack_max : nullptr;
-  state.slack.emplace(logic::derive_slack(measured, policy_.slack_growth, initial, minimum, maximum));
+  state.slack.emplace(
+      logic::derive_slack(measured, policy_.slack_growth, initial, minimum, maximum));
 }
 
 int SessionImpl::barrier(MPI_Comm comm) {
@@ -398,8 +402,8 @@ double SessionImpl::resync_interval(const CommState& state) const {
   // reached (after ~1 s with the default).
   constexpr double kFirstInterval = 10e-3;
   constexpr double kRamp = 3.0;
-  const int syncs = state.own_sync ? state.own_sync->last_report().syncs
-                                   : static_cast<int>(world_syncs_);
+  const int syncs =
+      state.own_sync ? state.own_sync->last_report().syncs : static_cast<int>(world_syncs_);
   const double ramp = kFirstInterval * std::pow(kRamp, std::max(0, syncs - 1));
   return std::min(policy_.resync_interval, ramp);
 }
@@ -479,9 +483,8 @@ void SessionImpl::finish() {
   }
   // Same order on every process (by key), since freeing communicators is
   // collective in principle.
-  std::sort(alive.begin(), alive.end(), [](const CommState* a, const CommState* b) {
-    return a->record.key < b->record.key;
-  });
+  std::sort(alive.begin(), alive.end(),
+            [](const CommState* a, const CommState* b) { return a->record.key < b->record.key; });
   finishing_ = true;
   for (CommState* state : alive) PMPI_Comm_delete_attr(state->user, keyval_);
   PMPI_Comm_free_keyval(&keyval_);

@@ -133,10 +133,9 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
   job.clock.sync_count = world_syncs_;
   job.clock.sync_seconds_total = world_sync_seconds_;
   if (clocks_.test_clock_active) {
-    job.clock.test_clock = report::TestClockInfo{clocks_.test_clock.max_offset,
-                                                 clocks_.test_clock.max_drift,
-                                                 clocks_.test_clock.seed,
-                                                 clocks_.test_clock.node_size};
+    job.clock.test_clock =
+        report::TestClockInfo{clocks_.test_clock.max_offset, clocks_.test_clock.max_drift,
+                              clocks_.test_clock.seed, clocks_.test_clock.node_size};
   }
 
   std::vector<std::uint64_t> violations;

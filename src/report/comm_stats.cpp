@@ -71,7 +71,8 @@ void accumulate(CommStats& total, const CommStats& more) {
   total.resyncs += more.resyncs;
   total.resync_seconds += more.resync_seconds;
   total.slack_max = std::max(total.slack_max, more.slack_max);
-  total.slack_min = total.slack_min == 0 ? more.slack_min : std::min(total.slack_min, more.slack_min);
+  total.slack_min =
+      total.slack_min == 0 ? more.slack_min : std::min(total.slack_min, more.slack_min);
   total.slack_final = more.slack_final;
   total.exit_skew.merge(more.exit_skew);
   total.lateness.merge(more.lateness);

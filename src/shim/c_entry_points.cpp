@@ -17,7 +17,9 @@ int after_init(int status) {
 
 }  // namespace
 
-HARMONIZE_EXPORT int MPI_Init(int* argc, char*** argv) { return after_init(PMPI_Init(argc, argv)); }
+HARMONIZE_EXPORT int MPI_Init(int* argc, char*** argv) {
+  return after_init(PMPI_Init(argc, argv));
+}
 
 HARMONIZE_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   return after_init(PMPI_Init_thread(argc, argv, required, provided));

@@ -19,9 +19,9 @@ using FortranFinalize = void(MPI_Fint*);
 
 // The MPI library's Fortran profiling entries, present only when the program
 // uses Fortran MPI. Each binding spells them differently.
-#define HARMONIZE_WEAK_FORTRAN(name_suffix)                                                     \
-  extern "C" FortranInit pmpi_init##name_suffix __attribute__((weak));                         \
-  extern "C" FortranInitThread pmpi_init_thread##name_suffix __attribute__((weak));            \
+#define HARMONIZE_WEAK_FORTRAN(name_suffix)                                         \
+  extern "C" FortranInit pmpi_init##name_suffix __attribute__((weak));              \
+  extern "C" FortranInitThread pmpi_init_thread##name_suffix __attribute__((weak)); \
   extern "C" FortranFinalize pmpi_finalize##name_suffix __attribute__((weak));
 HARMONIZE_WEAK_FORTRAN()
 HARMONIZE_WEAK_FORTRAN(_)
@@ -41,8 +41,12 @@ void set_error(MPI_Fint* ierror, int status) {
   if (ierror != nullptr) *ierror = static_cast<MPI_Fint>(status);
 }
 
-FortranInit* first(FortranInit* a, FortranInit* b) { return a != nullptr ? a : b; }
-FortranInitThread* first(FortranInitThread* a, FortranInitThread* b) { return a != nullptr ? a : b; }
+FortranInit* first(FortranInit* a, FortranInit* b) {
+  return a != nullptr ? a : b;
+}
+FortranInitThread* first(FortranInitThread* a, FortranInitThread* b) {
+  return a != nullptr ? a : b;
+}
 
 void fortran_init(FortranInit* original, MPI_Fint* ierror) {
   MPI_Fint status = MPI_SUCCESS;
@@ -105,17 +109,19 @@ void fortran_barrier(const MPI_Fint* comm, MPI_Fint* ierror) {
 }  // namespace
 
 // mpif.h and `use mpi`: lowercase with 0, 1 or 2 trailing underscores, and all-caps.
-#define HARMONIZE_FORTRAN_ENTRIES(suffix, init, init_thread, finalize)                          \
-  HARMONIZE_EXPORT void mpi_init##suffix(MPI_Fint* ierror) { fortran_init(init, ierror); }     \
-  HARMONIZE_EXPORT void mpi_init_thread##suffix(MPI_Fint* required, MPI_Fint* provided,         \
-                                                MPI_Fint* ierror) {                             \
-    fortran_init_thread(init_thread, required, provided, ierror);                               \
-  }                                                                                             \
-  HARMONIZE_EXPORT void mpi_finalize##suffix(MPI_Fint* ierror) {                                \
-    fortran_finalize(finalize, ierror);                                                         \
-  }                                                                                             \
-  HARMONIZE_EXPORT void mpi_barrier##suffix(MPI_Fint* comm, MPI_Fint* ierror) {                 \
-    fortran_barrier(comm, ierror);                                                              \
+#define HARMONIZE_FORTRAN_ENTRIES(suffix, init, init_thread, finalize)                  \
+  HARMONIZE_EXPORT void mpi_init##suffix(MPI_Fint* ierror) {                            \
+    fortran_init(init, ierror);                                                         \
+  }                                                                                     \
+  HARMONIZE_EXPORT void mpi_init_thread##suffix(MPI_Fint* required, MPI_Fint* provided, \
+                                                MPI_Fint* ierror) {                     \
+    fortran_init_thread(init_thread, required, provided, ierror);                       \
+  }                                                                                     \
+  HARMONIZE_EXPORT void mpi_finalize##suffix(MPI_Fint* ierror) {                        \
+    fortran_finalize(finalize, ierror);                                                 \
+  }                                                                                     \
+  HARMONIZE_EXPORT void mpi_barrier##suffix(MPI_Fint* comm, MPI_Fint* ierror) {         \
+    fortran_barrier(comm, ierror);                                                      \
   }
 
 HARMONIZE_FORTRAN_ENTRIES(, pmpi_init, pmpi_init_thread, pmpi_finalize)
@@ -126,9 +132,15 @@ HARMONIZE_FORTRAN_ENTRIES(_f08_, first(pmpi_init_f08_, pmpir_init_f08_),
                           first(pmpi_init_thread_f08_, pmpir_init_thread_f08_),
                           pmpi_finalize_f08_ != nullptr ? pmpi_finalize_f08_ : pmpir_finalize_f08_)
 
-HARMONIZE_EXPORT void MPI_INIT(MPI_Fint* ierror) { fortran_init(PMPI_INIT, ierror); }
+HARMONIZE_EXPORT void MPI_INIT(MPI_Fint* ierror) {
+  fortran_init(PMPI_INIT, ierror);
+}
 HARMONIZE_EXPORT void MPI_INIT_THREAD(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
   fortran_init_thread(PMPI_INIT_THREAD, required, provided, ierror);
 }
-HARMONIZE_EXPORT void MPI_FINALIZE(MPI_Fint* ierror) { fortran_finalize(PMPI_FINALIZE, ierror); }
-HARMONIZE_EXPORT void MPI_BARRIER(MPI_Fint* comm, MPI_Fint* ierror) { fortran_barrier(comm, ierror); }
+HARMONIZE_EXPORT void MPI_FINALIZE(MPI_Fint* ierror) {
+  fortran_finalize(PMPI_FINALIZE, ierror);
+}
+HARMONIZE_EXPORT void MPI_BARRIER(MPI_Fint* comm, MPI_Fint* ierror) {
+  fortran_barrier(comm, ierror);
+}

@@ -62,7 +62,8 @@ int run_worker(int argc, char** argv) {
   // Present only when the library is preloaded: the local flag of the last
   // harmonized barrier (0 = this process missed its deadline).
   using LastFlag = int (*)(MPI_Comm, int*);
-  const auto last_flag = reinterpret_cast<LastFlag>(dlsym(RTLD_DEFAULT, "MPIX_Harmonize_last_flag"));
+  const auto last_flag =
+      reinterpret_cast<LastFlag>(dlsym(RTLD_DEFAULT, "MPIX_Harmonize_last_flag"));
 
   // Warm-up for a time rank 0 decides: connections, slack, and the library's
   // first resyncs (which come quickly at first to learn the drift).
@@ -214,15 +215,18 @@ int run_driver(int argc, char** argv) {
   if (options.library.empty()) options.library = default_library(self);
   const Flavor flavor = detect_flavor(options.mpiexec);
   if (options.transports.empty()) {
-    if (flavor == Flavor::openmpi) options.transports = {"vader,self", "tcp,self"};
-    else options.transports = {""};
+    if (flavor == Flavor::openmpi)
+      options.transports = {"vader,self", "tcp,self"};
+    else
+      options.transports = {""};
   }
   const std::vector<std::string> env = clean_environment();
-  std::printf("# harmonize-bench-barrier: true exit skew of MPI_Barrier, 2 ranks, %ld calls after "
-              "%.1f s warm-up, median of %d rounds\n# harmonized side on test clocks +-%s / "
-              "+-%s; library %s\n",
-              options.calls, options.warmup, options.rounds, options.offset.c_str(),
-              options.drift.c_str(), options.library.c_str());
+  std::printf(
+      "# harmonize-bench-barrier: true exit skew of MPI_Barrier, 2 ranks, %ld calls after "
+      "%.1f s warm-up, median of %d rounds\n# harmonized side on test clocks +-%s / "
+      "+-%s; library %s\n",
+      options.calls, options.warmup, options.rounds, options.offset.c_str(), options.drift.c_str(),
+      options.library.c_str());
   std::printf("%-11s %-10s %10s %10s %10s %9s %13s %9s\n", "transport", "side", "skew p50",
               "skew p99", "skew max", "missed", "time in call", "vs native");
   std::fflush(stdout);
@@ -236,8 +240,10 @@ int run_driver(int argc, char** argv) {
       for (const std::string side : {"native", "harmonize"}) {
         std::vector<std::string> rank_environment;
         if (side == "harmonize") {
-          rank_environment = {"LD_PRELOAD=" + options.library, "HARMONIZE_MODE=harmonize",
-                              "HARMONIZE_REPORT=none", "HARMONIZE_QUIET=1",
+          rank_environment = {"LD_PRELOAD=" + options.library,
+                              "HARMONIZE_MODE=harmonize",
+                              "HARMONIZE_REPORT=none",
+                              "HARMONIZE_QUIET=1",
                               "HARMONIZE_TEST_CLOCK_OFFSET=" + options.offset,
                               "HARMONIZE_TEST_CLOCK_DRIFT=" + options.drift,
                               "HARMONIZE_TEST_CLOCK_SEED=" + std::to_string(round + 1)};

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 
-#include "tools/common/launch.hpp"
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "tools/common/launch.hpp"
 
 namespace {
 
@@ -225,7 +225,7 @@ int run_driver(int argc, char** argv) {
   std::printf(" --mpiexec %s --library %s --rounds %d --self-calls %ld --pair-calls %ld\n",
               options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.self_calls,
               options.pair_calls);
-  std::printf("# one worker: HARMONIZE_MODE=off %s\n",
+  std::printf("# one worker: %s\n",
               joined(command(options, flavor, cases[0], self_path, true)).c_str());
   return all_ran ? 0 : 1;
 }

@@ -59,5 +59,5 @@ int main(int argc, char** argv) {
                "  by HARMONIZE_CONFIG) and print the effective configuration; exit 2 on errors\n"
                "  --markdown: print the table of variables\n");
   return argc == 2 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) ? 0
-                                                                                                : 2;
+                                                                                               : 2;
 }

@@ -20,10 +20,17 @@ CASES = [
      "HARMONIZE_CONFIG='/nonexistent/preset.env' cannot be read: No such file or directory"),
     ({"HARMONIZE_SLACK_MIN": "10us", "HARMONIZE_SLACK_MAX": "1us"},
      "is larger than HARMONIZE_SLACK_MAX='1us'"),
+    ({"HARMONIZE_RESYNC_INTERVAL": "100us"},
+     "HARMONIZE_RESYNC_INTERVAL='100us' is not valid: expected a duration with unit ns, us, ms or s, from 1ms"),
+    ({"HARMONIZE_COMMS": "sub"}, "HARMONIZE_COMMS='sub' is not valid: expected one of all, world"),
+    ({"HARMONIZE_TEST_CLOCK_DRIFT": "50"},
+     "HARMONIZE_TEST_CLOCK_DRIFT='50' is not valid: expected a drift with unit ppm"),
+    ({"HARMONIZE_REPORT": "x.json", "HARMONIZE_MODE": "observe", "HARMONIZE_SYNC": "ntp"},
+     "HARMONIZE_SYNC='ntp' is not valid: expected one of h2hca, hca3, h3hca"),
 ]
 
 
-@pytest.mark.parametrize("env,message", CASES, ids=[next(iter(c[0])) for c in CASES])
+@pytest.mark.parametrize("env,message", CASES, ids=[list(c[0])[-1] for c in CASES])
 @pytest.mark.parametrize("nprocs", [2])
 def test_bad_input_stops_the_job(env, message, nprocs):
     result = run_mpi(nprocs, [PROGRAMS / "barrier_loop"], env=env)

@@ -89,7 +89,8 @@ TEST_CASE("a bad value names the variable, the value and what is accepted", "[co
       {"HARMONIZE_SLACK_GROWTH", "1", nullptr},
       {"HARMONIZE_SLACK_GROWTH", "abc", nullptr},
       {"HARMONIZE_RESYNC_INTERVAL", "10us", nullptr},
-      {"HARMONIZE_FITPOINTS", "0", "HARMONIZE_FITPOINTS='0' is not valid: expected a whole number from 1 to 100000"},
+      {"HARMONIZE_FITPOINTS", "0",
+       "HARMONIZE_FITPOINTS='0' is not valid: expected a whole number from 1 to 100000"},
       {"HARMONIZE_PINGPONGS", "1.5", nullptr},
       {"HARMONIZE_QUIET", "yes", "HARMONIZE_QUIET='yes' is not valid: expected 0 or 1"},
       {"HARMONIZE_TEST_CLOCK_DRIFT", "50", nullptr},
@@ -101,15 +102,18 @@ TEST_CASE("a bad value names the variable, the value and what is accepted", "[co
     INFO(c.name << "=" << c.value);
     const PolicyResult result = build_policy({{c.name, c.value}}, no_files());
     REQUIRE(result.errors.size() == 1);
-    CHECK(result.errors[0].rfind(std::string(c.name) + "='" + c.value + "' is not valid: expected", 0) == 0);
+    CHECK(result.errors[0].rfind(std::string(c.name) + "='" + c.value + "' is not valid: expected",
+                                 0) == 0);
     if (c.message) CHECK(result.errors[0] == c.message);
   }
 }
 
 TEST_CASE("an unknown HARMONIZE_ name is an error with a suggestion", "[config]") {
-  const PolicyResult result = build_policy({{"HARMONIZE_SLAK", "20us"}, {"OTHER", "x"}}, no_files());
+  const PolicyResult result =
+      build_policy({{"HARMONIZE_SLAK", "20us"}, {"OTHER", "x"}}, no_files());
   REQUIRE(result.errors.size() == 1);
-  CHECK(result.errors[0] == "unknown variable HARMONIZE_SLAK='20us'; did you mean HARMONIZE_SLACK?");
+  CHECK(result.errors[0] ==
+        "unknown variable HARMONIZE_SLAK='20us'; did you mean HARMONIZE_SLACK?");
 }
 
 TEST_CASE("all errors are collected, not just the first", "[config]") {
@@ -123,12 +127,13 @@ TEST_CASE("slack bounds must be ordered and contain the slack", "[config]") {
             .errors.size() == 1);
   CHECK(build_policy({{"HARMONIZE_SLACK", "1us"}, {"HARMONIZE_SLACK_MIN", "5us"}}, no_files())
             .errors.size() == 1);
-  CHECK(build_policy({{"HARMONIZE_SLACK", "6us"}, {"HARMONIZE_SLACK_MIN", "5us"}}, no_files()).ok());
+  CHECK(
+      build_policy({{"HARMONIZE_SLACK", "6us"}, {"HARMONIZE_SLACK_MIN", "5us"}}, no_files()).ok());
 }
 
 TEST_CASE("a preset is loaded and the environment overrides it", "[config]") {
-  const auto reader = one_file("/p.env",
-                               "# precise\nHARMONIZE_MODE=harmonize\nHARMONIZE_FITPOINTS=50\n");
+  const auto reader =
+      one_file("/p.env", "# precise\nHARMONIZE_MODE=harmonize\nHARMONIZE_FITPOINTS=50\n");
   const PolicyResult result =
       build_policy({{"HARMONIZE_CONFIG", "/p.env"}, {"HARMONIZE_FITPOINTS", "7"}}, reader);
   REQUIRE(result.ok());
@@ -149,12 +154,13 @@ TEST_CASE("preset problems are reported with file and line", "[config]") {
     const PolicyResult result =
         build_policy({{"HARMONIZE_CONFIG", "/p.env"}}, one_file("/p.env", "\nnonsense\n"));
     REQUIRE(result.errors.size() == 1);
-    CHECK(result.errors[0] == "HARMONIZE_CONFIG=/p.env: line 2: expected KEY=VALUE, got 'nonsense'");
+    CHECK(result.errors[0] ==
+          "HARMONIZE_CONFIG=/p.env: line 2: expected KEY=VALUE, got 'nonsense'");
   }
   SECTION("bad value and unknown name") {
-    const PolicyResult result = build_policy(
-        {{"HARMONIZE_CONFIG", "/p.env"}},
-        one_file("/p.env", "HARMONIZE_MODE=on\nHARMONIZE_SLAK=1us\n"));
+    const PolicyResult result =
+        build_policy({{"HARMONIZE_CONFIG", "/p.env"}},
+                     one_file("/p.env", "HARMONIZE_MODE=on\nHARMONIZE_SLAK=1us\n"));
     REQUIRE(result.errors.size() == 2);
     CHECK(result.errors[0] ==
           "HARMONIZE_CONFIG=/p.env: line 1: HARMONIZE_MODE='on' is not valid: expected one of off, "

@@ -13,10 +13,10 @@ TEST_CASE("durations need a unit and consume the whole string", "[config]") {
   CHECK(parse_duration("2s") == 2.0);
   CHECK(parse_duration(" 3s ") == 3.0);
   CHECK(parse_duration("0") == 0.0);
-  CHECK_FALSE(parse_duration("20"));      // bare number: unit unknown
-  CHECK_FALSE(parse_duration("20 us"));   // inner blank
-  CHECK_FALSE(parse_duration("20usx"));   // trailing garbage
-  CHECK_FALSE(parse_duration("us"));      // no number
+  CHECK_FALSE(parse_duration("20"));     // bare number: unit unknown
+  CHECK_FALSE(parse_duration("20 us"));  // inner blank
+  CHECK_FALSE(parse_duration("20usx"));  // trailing garbage
+  CHECK_FALSE(parse_duration("us"));     // no number
   CHECK_FALSE(parse_duration(""));
   CHECK_FALSE(parse_duration("-5us"));    // negative
   CHECK_FALSE(parse_duration("1e999s"));  // not finite

@@ -10,7 +10,8 @@ using namespace harmonize::logic;
 namespace {
 
 // What PMPI_Reduce(MAX / MIN) would produce from these processes' logs.
-void reduce(const std::vector<CallLog>& logs, std::vector<double>& maxima, std::vector<double>& minima) {
+void reduce(const std::vector<CallLog>& logs, std::vector<double>& maxima,
+            std::vector<double>& minima) {
   maxima = logs[0].pack_for_max();
   minima = logs[0].pack_for_min();
   for (std::size_t p = 1; p < logs.size(); ++p) {

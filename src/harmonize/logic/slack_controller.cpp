@@ -10,8 +10,8 @@ SlackController::SlackController(const SlackSettings& settings)
       slack_(std::clamp(settings.initial, settings.min, settings.max)),
       largest_(slack_),
       smallest_(slack_),
-      shrink_factor_(std::pow(settings.growth, -settings.target_miss_rate /
-                                                   (1.0 - settings.target_miss_rate))) {}
+      shrink_factor_(std::pow(settings.growth,
+                              -settings.target_miss_rate / (1.0 - settings.target_miss_rate))) {}
 
 void SlackController::on_outcome(bool any_missed) {
   slack_ = any_missed ? std::min(settings_.max, slack_ * settings_.growth)
@@ -29,8 +29,9 @@ SlackSettings derive_slack(const MeasuredLatency& latency, double growth,
   SlackSettings s;
   s.growth = growth;
   s.min = explicit_min ? *explicit_min : kFloor;
-  s.max = explicit_max ? *explicit_max
-                       : std::min(kCeiling, std::max(1000 * std::max(latency.median, kFloor), 10e-3));
+  s.max = explicit_max
+              ? *explicit_max
+              : std::min(kCeiling, std::max(1000 * std::max(latency.median, kFloor), 10e-3));
   // Twice the 90th percentile covers the broadcast and the spread of its
   // arrival; the controller trims it from there.
   s.initial = explicit_initial ? *explicit_initial : std::max(kFloor, 2 * latency.p90);

@@ -15,12 +15,12 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/ DESTINATION ${CMAKE_INSTALL_DATA
   FILES_MATCHING PATTERN "*.env")
 
 install(EXPORT harmonizeTargets NAMESPACE harmonize:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
-configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/harmonizeConfig.cmake.in
+configure_package_config_file(${PROJECT_SOURCE_DIR}/src/cmake/harmonizeConfig.cmake.in
   ${PROJECT_BINARY_DIR}/harmonizeConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/harmonizeConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/harmonizeConfig.cmake ${PROJECT_BINARY_DIR}/harmonizeConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
 
-configure_file(${PROJECT_SOURCE_DIR}/cmake/harmonize.pc.in ${PROJECT_BINARY_DIR}/harmonize.pc @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/src/cmake/harmonize.pc.in ${PROJECT_BINARY_DIR}/harmonize.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/harmonize.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

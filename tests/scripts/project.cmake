@@ -1,0 +1,2 @@
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_docs.py)
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_install.py)
