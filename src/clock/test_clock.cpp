@@ -1,16 +1,9 @@
 #include "clock/test_clock.hpp"
 
+#include "clock/splitmix.hpp"
+
 namespace harmonize::clock {
 namespace {
-
-// splitmix64: tiny, good enough statistically, and identical everywhere,
-// which is what matters (every rank must derive the same skews).
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // In [-1, 1], from the top 53 bits.
 double symmetric_unit(std::uint64_t bits) {

@@ -1,14 +1,9 @@
 #include "config/preset.hpp"
 
+#include "config/values.hpp"
+
 namespace harmonize::config {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
 
 bool is_key(std::string_view key) {
   if (key.empty()) return false;

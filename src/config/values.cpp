@@ -8,13 +8,6 @@
 namespace harmonize::config {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
-
 // from_chars for double: whole string, finite.
 std::optional<double> whole_double(std::string_view text) {
   if (text.empty()) return std::nullopt;
@@ -33,6 +26,13 @@ std::pair<std::string_view, std::string_view> split_unit(std::string_view text) 
 }
 
 }  // namespace
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return text.substr(first, last - first + 1);
+}
 
 std::optional<double> parse_duration(std::string_view text) {
   text = trim(text);

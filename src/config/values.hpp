@@ -8,6 +8,9 @@
 
 namespace harmonize::config {
 
+// Without leading and trailing blanks (spaces, tabs, CR, LF).
+std::string_view trim(std::string_view text);
+
 std::optional<double> parse_duration(std::string_view text);  // seconds
 std::optional<double> parse_number(std::string_view text);
 std::optional<std::int64_t> parse_integer(std::string_view text);

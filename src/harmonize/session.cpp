@@ -12,6 +12,7 @@
 #include "harmonize/session_impl.hpp"
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
+#include "sync/mpi/topology.hpp"
 
 namespace harmonize {
 namespace {
@@ -56,28 +57,32 @@ const char* kind_name(CommKind kind) {
   return "intra";
 }
 
-// More ranks on this node than cores they may run on, all together (ranks
-// bound to one core each are not oversubscribed; ranks sharing a set are).
-bool node_is_oversubscribed(MPI_Comm world) {
-  MPI_Comm node = MPI_COMM_NULL;
-  PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int ranks_on_node = 1;
-  PMPI_Comm_size(node, &ranks_on_node);
-  cpu_set_t mine;
-  CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  constexpr int kWords = sizeof(cpu_set_t) / sizeof(unsigned long);
-  PMPI_Allreduce(&mine, &all, kWords, MPI_UNSIGNED_LONG, MPI_BOR, node);
-  PMPI_Comm_free(&node);
-  int oversubscribed = ranks_on_node > CPU_COUNT(&all) ? 1 : 0;
-  int anywhere = 0;
-  PMPI_Allreduce(&oversubscribed, &anywhere, 1, MPI_INT, MPI_MAX, world);
-  return anywhere != 0;
+}  // namespace
+
+// The library's own collectives. On an oversubscribed node they poll and
+// yield: a blocking collective spins inside MPI (MPICH never yields) and keeps
+// the rank it waits for off the core.
+int SessionImpl::wait(MPI_Request& request, int status) const {
+  if (status != MPI_SUCCESS) return status;
+  for (int done = 0;;) {
+    status = PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done || status != MPI_SUCCESS) return status;
+    sched_yield();
+  }
 }
 
-}  // namespace
+int SessionImpl::reduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op,
+                        int root, MPI_Comm comm) const {
+  if (!oversubscribed_) return PMPI_Reduce(in, out, count, type, op, root, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  return wait(request, PMPI_Ireduce(in, out, count, type, op, root, comm, &request));
+}
+
+int SessionImpl::bcast(void* data, int count, MPI_Datatype type, int root, MPI_Comm comm) const {
+  if (!oversubscribed_) return PMPI_Bcast(data, count, type, root, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  return wait(request, PMPI_Ibcast(data, count, type, root, comm, &request));
+}
 
 std::unique_ptr<Session> Session::create(const config::PolicyResult& configuration,
                                          MPI_Comm private_world) {
@@ -93,7 +98,8 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   clocks_ = make_clock_setup(policy_, world_rank_, error);
   stop_on_error(error);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &delete_state, &keyval_, this);
-  oversubscribed_ = node_is_oversubscribed(world_);
+  oversubscribed_ = sync::node_is_oversubscribed(world_);
+  clocks_.sync_settings.yield_while_waiting = oversubscribed_;
   if (policy_.needs_clock()) sync_world_clock();
 }
 
@@ -170,7 +176,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
     // statistics under the same name.
     std::uint64_t key[2] = {static_cast<std::uint64_t>(world_rank_), 0};
     if (state->rank == 0) key[1] = serial_.fetch_add(1);
-    PMPI_Bcast(key, 2, MPI_UINT64_T, 0, state->internal);
+    bcast(key, 2, MPI_UINT64_T, 0, state->internal);
     state->record.key = {key[0], key[1]};
   } else {
     state->record.key = {static_cast<std::uint64_t>(world_rank_), serial_.fetch_add(1)};
@@ -217,10 +223,10 @@ void SessionImpl::measure_slack(CommState& state) {
   std::vector<double> latencies;
   for (int round = 0; round < kWarmUp + kRounds; ++round) {
     double sent = state.rank == 0 ? state.clock->now() : 0.0;
-    PMPI_Bcast(&sent, 1, MPI_DOUBLE, 0, state.internal);
+    bcast(&sent, 1, MPI_DOUBLE, 0, state.internal);
     const double arrival = state.rank == 0 ? 0.0 : state.clock->now() - sent;
     double latest = 0;
-    PMPI_Reduce(&arrival, &latest, 1, MPI_DOUBLE, MPI_MAX, 0, state.internal);
+    reduce(&arrival, &latest, 1, MPI_DOUBLE, MPI_MAX, 0, state.internal);
     if (round >= kWarmUp) latencies.push_back(latest);
   }
   state.slack_measured = true;
@@ -304,7 +310,7 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
   int local = state.last_failed ? kFailed : 0;
   if (entered - state.last_sync > resync_interval(state)) local |= kExpired;
   int global = 0;
-  int status = PMPI_Reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.internal);
+  int status = reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.internal);
   if (status != MPI_SUCCESS) return status;
   double deadline = 0;
   if (state.rank == 0) {
@@ -314,7 +320,7 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
                         ((global & kFailed) && now - state.last_sync > kMinSyncAgeForMissResync);
     deadline = resync ? -1.0 : now + state.slack->current();
   }
-  status = PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+  status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
   if (status != MPI_SUCCESS) return status;
   if (deadline < 0) {
     const clock::GlobalClock before = *state.clock;
@@ -324,10 +330,10 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
     // Reduce the jitter the sync leaves behind before taking a deadline.
     const int nothing = 0;
     int ignored = 0;
-    PMPI_Reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
+    reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
     state.last_sync = clock->now();
     if (state.rank == 0) deadline = clock->now() + state.slack->current();
-    PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+    bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
   }
 
   double t = clock->now();
@@ -368,10 +374,10 @@ void SessionImpl::flush_log(CommState& state) {
   std::vector<double> minima = state.log.pack_for_min();
   std::vector<double> max_out(state.rank == 0 ? maxima.size() : 0);
   std::vector<double> min_out(state.rank == 0 ? minima.size() : 0);
-  PMPI_Reduce(maxima.data(), max_out.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX,
-              0, state.internal);
-  PMPI_Reduce(minima.data(), min_out.data(), static_cast<int>(minima.size()), MPI_DOUBLE, MPI_MIN,
-              0, state.internal);
+  reduce(maxima.data(), max_out.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX, 0,
+         state.internal);
+  reduce(minima.data(), min_out.data(), static_cast<int>(minima.size()), MPI_DOUBLE, MPI_MIN, 0,
+         state.internal);
   state.log.clear();
   // In observe mode this is the only point where the processes agree on
   // anything, so it is also where an expired clock is resynchronized.
@@ -386,7 +392,7 @@ void SessionImpl::flush_log(CommState& state) {
     expired = state.clock->now() - state.last_sync > resync_interval(state);
   }
   if (policy_.mode == config::Mode::observe) {
-    PMPI_Bcast(&expired, 1, MPI_INT, 0, state.internal);
+    bcast(&expired, 1, MPI_INT, 0, state.internal);
     if (expired) {
       resync(state);
       state.last_sync = state.clock->now();

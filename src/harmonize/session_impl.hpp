@@ -39,6 +39,11 @@ class SessionImpl final : public Session {
   double resync_interval(const CommState& state) const;
   clock::GlobalClock world_clock(std::uint64_t* version, double* synced_at = nullptr);
 
+  int reduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
+             MPI_Comm comm) const;
+  int bcast(void* data, int count, MPI_Datatype type, int root, MPI_Comm comm) const;
+  int wait(MPI_Request& request, int status) const;
+
   void stop_on_error(const std::string& error);
   void sync_world_clock();
   void write_report(const std::vector<double>& encoded_records);

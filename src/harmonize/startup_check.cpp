@@ -1,6 +1,8 @@
 #include "harmonize/startup_check.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace harmonize {
 
@@ -21,6 +23,9 @@ void stop_job_on_policy_errors(const config::PolicyResult& result, MPI_Comm comm
     }
     std::fprintf(stderr, "harmonize: error: stopping the job before it runs (exit status 2)\n");
     std::fflush(stderr);
+    // Give the launcher a moment to forward the line: MPICH's Hydra tears the
+    // job down on abort and may drop output still in flight.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
   // Never returns in practice: the aborting rank takes the job down.

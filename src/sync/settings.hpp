@@ -28,6 +28,9 @@ struct Settings {
   // the same pair, no older than history_seconds, feed the drift estimate.
   // Paper 001 (fig. 2) finds drift linear over ~20 s, not over minutes.
   int history_syncs = 8;
+  // Set when the node is oversubscribed (more ranks than cores): the MPI
+  // transport then waits by polling and yielding (see MpiTransport).
+  bool yield_while_waiting = false;
   double history_seconds = 30.0;
 };
 

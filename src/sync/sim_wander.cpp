@@ -3,16 +3,15 @@
 #include <cmath>
 #include <numbers>
 
+#include "clock/splitmix.hpp"
+
 namespace harmonize::sync::simulator {
 namespace {
 constexpr double kStep = 0.01;
 }
 
 std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return clock::splitmix64(x);
 }
 
 double unit_from_bits(std::uint64_t bits) {

@@ -28,7 +28,9 @@
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
 #include "config/policy.hpp"
+#include "harmonize/clock_setup.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
+#include "sync/mpi/topology.hpp"
 #include "sync/offset_measure.hpp"
 
 namespace {
@@ -79,25 +81,6 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error) 
     }
   }
   return options;
-}
-
-Settings settings_from(const harmonize::config::Policy& policy) {
-  namespace cfg = harmonize::config;
-  namespace hs = harmonize::sync;
-  Settings s;
-  s.scheme = policy.sync == cfg::SyncScheme::hca3    ? hs::Scheme::hca3
-             : policy.sync == cfg::SyncScheme::h3hca ? hs::Scheme::h3hca
-                                                     : hs::Scheme::h2hca;
-  s.offset = policy.offset_algorithm == cfg::OffsetAlgorithm::meanrtt
-                 ? hs::OffsetAlgorithm::mean_rtt
-                 : hs::OffsetAlgorithm::skampi;
-  s.model = policy.clock_model == cfg::ClockModel::offset   ? hs::ModelKind::offset_only
-            : policy.clock_model == cfg::ClockModel::linear ? hs::ModelKind::linear
-                                                            : hs::ModelKind::automatic;
-  if (policy.fitpoints > 0) s.fitpoints = policy.fitpoints;
-  if (policy.pingpongs > 0) s.pingpongs = policy.pingpongs;
-  s.min_rtt_patience = policy.minrtt_patience;
-  return s;
 }
 
 // The clocks of this process: the untouched source (truth) and what the
@@ -370,7 +353,8 @@ int main(int argc, char** argv) {
     const auto skew = skew_for_node(clocks.spec, virtual_node_of(clocks.spec, rank));
     clocks.local = harmonize::clock::make_skewed_view(*clocks.truth, skew.offset, skew.drift);
   }
-  const Settings settings = settings_from(p);
+  Settings settings = harmonize::sync_settings_from(p);
+  settings.yield_while_waiting = harmonize::sync::node_is_oversubscribed(MPI_COMM_WORLD);
   const int status = options->sweep ? run_sweep(settings, clocks, node_of, rank)
                                     : run_check(*options, settings, clocks, node_of, rank, size);
   std::fflush(stdout);

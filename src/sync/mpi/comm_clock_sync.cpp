@@ -8,6 +8,7 @@ std::unique_ptr<CommClockSync> CommClockSync::create(
     MPI_Comm comm, const Settings& settings, clock::GlobalClock base,
     std::function<int(int world_rank)> virtual_node_of_rank) {
   auto transport = MpiTransport::duplicate(comm);
+  transport->set_yield_while_waiting(settings.yield_while_waiting);
   const Topology topology =
       discover_topology(transport->comm(), virtual_node_of_rank, settings.scheme == Scheme::h3hca);
   return std::unique_ptr<CommClockSync>(new CommClockSync(

@@ -1,5 +1,7 @@
 #include "sync/mpi/mpi_transport.hpp"
 
+#include <sched.h>
+
 namespace harmonize::sync {
 namespace {
 // The communicator is private, so one tag suffices; a named one reads better
@@ -29,8 +31,19 @@ void MpiTransport::send(int peer, std::span<const double> values) {
 }
 
 void MpiTransport::recv(int peer, std::span<double> values) {
-  PMPI_Recv(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, peer, kTag, comm_,
-            MPI_STATUS_IGNORE);
+  if (!yield_) {
+    PMPI_Recv(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, peer, kTag, comm_,
+              MPI_STATUS_IGNORE);
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  PMPI_Irecv(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, peer, kTag, comm_,
+             &request);
+  for (int done = 0;;) {
+    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    sched_yield();
+  }
 }
 
 void MpiTransport::broadcast(std::vector<std::byte>& bytes, int root) {
@@ -44,7 +57,9 @@ std::unique_ptr<Transport> MpiTransport::split(int color, int key) {
   MPI_Comm part = MPI_COMM_NULL;
   PMPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &part);
   if (part == MPI_COMM_NULL) return nullptr;
-  return std::make_unique<MpiTransport>(part);
+  auto child = std::make_unique<MpiTransport>(part);
+  child->set_yield_while_waiting(yield_);
+  return child;
 }
 
 }  // namespace harmonize::sync

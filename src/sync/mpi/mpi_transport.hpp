@@ -27,10 +27,16 @@ class MpiTransport final : public Transport {
   std::unique_ptr<Transport> split(int color, int key) override;
   MPI_Comm comm() const { return comm_; }
 
+  // On an oversubscribed node a blocking receive that spins inside MPI keeps
+  // the peer it waits for off the core (MPICH never yields): then receives
+  // poll and yield instead. Inherited by split() transports.
+  void set_yield_while_waiting(bool yield) { yield_ = yield; }
+
  private:
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
+  bool yield_ = false;
 };
 
 }  // namespace harmonize::sync

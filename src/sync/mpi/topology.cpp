@@ -1,5 +1,7 @@
 #include "sync/mpi/topology.hpp"
 
+#include <sched.h>
+
 #ifdef HARMONIZE_HAVE_HWLOC
 #include <hwloc.h>
 #endif
@@ -77,6 +79,25 @@ Topology discover_topology(MPI_Comm comm, const std::function<int(int)>& virtual
   }
   topology.placement.socket = socket;
   return topology;
+}
+
+bool node_is_oversubscribed(MPI_Comm world) {
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int ranks_on_node = 1;
+  PMPI_Comm_size(node, &ranks_on_node);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  constexpr int kWords = sizeof(cpu_set_t) / sizeof(unsigned long);
+  PMPI_Allreduce(&mine, &all, kWords, MPI_UNSIGNED_LONG, MPI_BOR, node);
+  PMPI_Comm_free(&node);
+  int oversubscribed = ranks_on_node > CPU_COUNT(&all) ? 1 : 0;
+  int anywhere = 0;
+  PMPI_Allreduce(&oversubscribed, &anywhere, 1, MPI_INT, MPI_MAX, world);
+  return anywhere != 0;
 }
 
 }  // namespace harmonize::sync

@@ -23,4 +23,10 @@ struct Topology {
 Topology discover_topology(MPI_Comm comm, const std::function<int(int)>& virtual_node_of_rank,
                            bool want_sockets);
 
+// Collective over `comm`: more ranks on some node than the cores they may run
+// on, all together (ranks bound to one core each are not oversubscribed; ranks
+// sharing a set of cores are). Call it on the world, never from a
+// sub-communicator's barrier.
+bool node_is_oversubscribed(MPI_Comm comm);
+
 }  // namespace harmonize::sync
