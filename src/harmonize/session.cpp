@@ -115,8 +115,8 @@ void SessionImpl::sync_world_clock() {
   world_sync_ = sync::CommClockSync::create(MPI_COMM_WORLD, clocks_.sync_settings,
                                             clock::GlobalClock(*clocks_.local, {}),
                                             clocks_.virtual_node_of_rank);
-  // Two syncs a little apart give the drift estimate a baseline before the
-  // first barrier; later resyncs keep refining it.
+  // One sync here cannot know the drift; the resync ramp (resync_interval())
+  // refines it during the first second of barriers.
   world_clock_ = world_sync_->synchronize();
   world_synced_at_ = world_clock_->now();
   initial_sync_seconds_ = world_sync_->last_report().seconds;
