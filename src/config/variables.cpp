@@ -32,8 +32,9 @@ constexpr std::array kVariables{
              "upper bound of the adaptive slack (auto: 1000x the median broadcast latency, at "
              "least 10ms, at most 1s)"},
     Variable{"HARMONIZE_RESYNC_INTERVAL", Kind::duration, "1s", "", 1e-3, kDay,
-             "clocks are resynchronized when the last sync is older than this, or after a missed "
-             "deadline"},
+             "clocks are resynchronized when the last sync is older than this (sooner during the "
+             "first second: 10ms, 30ms, 90ms, ...), or after a missed deadline when the last sync "
+             "is older than 100ms"},
     Variable{"HARMONIZE_SYNC", Kind::choice, "h2hca", "h2hca|hca3|h3hca", 0, 0,
              "clock synchronization scheme"},
     Variable{"HARMONIZE_CLOCK_MODEL", Kind::choice, "auto", "auto|offset|linear", 0, 0,

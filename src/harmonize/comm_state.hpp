@@ -31,6 +31,16 @@ struct CommKey {
   bool operator==(const CommKey&) const = default;
 };
 
+// Keys of aggregate records: freed communicators beyond the first few of a
+// root are folded per (root, size) under serial kFoldedSerialBase + size;
+// self communicators and intercommunicators, which exist per process, are
+// summed over all processes under root kPerProcessRoot.
+inline constexpr std::uint64_t kFoldedSerialBase = std::uint64_t{1} << 40;
+inline constexpr std::uint64_t kPerProcessRoot = std::uint64_t{1} << 40;
+inline bool is_aggregate(const CommKey& key) {
+  return key.serial >= kFoldedSerialBase || key.root_world_rank >= kPerProcessRoot;
+}
+
 // What survives a communicator: its statistics on this process and the calls
 // not yet reduced to its rank 0. Shipped to world rank 0 at MPI_Finalize.
 struct CommRecord {

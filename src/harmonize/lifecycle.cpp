@@ -9,6 +9,7 @@
 #include "config/variables.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/startup_check.hpp"
+#include "sync/mpi/mpi_transport.hpp"
 
 namespace harmonize {
 namespace {
@@ -56,11 +57,12 @@ int initialize_library() {
   if (g_library != nullptr) return MPI_SUCCESS;  // MPI_Init_thread after MPI_Init: MPI errs
   auto library = std::make_unique<Library>();
   library->configuration = config::load_policy_from_environment();
-  PMPI_Comm_dup(MPI_COMM_WORLD, &library->world);
+  library->world = sync::private_copy(MPI_COMM_WORLD);
   PMPI_Comm_set_name(library->world, "harmonize-private-world");
   PMPI_Comm_rank(library->world, &library->rank);
   PMPI_Comm_size(library->world, &library->size);
   stop_job_on_policy_errors(library->configuration, library->world);
+  stop_job_on_policy_disagreement(library->configuration, library->world);
 
   const config::Policy& policy = library->configuration.policy;
   if (policy.verbose && library->rank == 0) print_configuration(library->configuration);

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 #include <vector>
 
 #include "harmonize/record_codec.hpp"
 #include "harmonize/session_impl.hpp"
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
+#include "sync/mpi/mpi_transport.hpp"
 #include "sync/mpi/topology.hpp"
 
 namespace harmonize {
@@ -19,12 +21,15 @@ namespace {
 
 // Communicators (per root process) reported one by one; later ones are folded.
 constexpr std::uint64_t kDistinctCommunicators = 64;
-constexpr std::uint64_t kFoldedSerialBase = std::uint64_t{1} << 40;
 
 // A miss this soon after a sync is latency or scheduling, not clock error:
 // resynchronizing again would only add cost (on an oversubscribed node a sync
 // takes up to a second). Paper 000 resyncs after every miss.
 constexpr double kMinSyncAgeForMissResync = 0.1;
+
+// Broadcast instead of a deadline to ask for a resync. Not a negative number:
+// global time may legitimately be negative (a skewed or MPI_Wtime source).
+constexpr double kResyncSignal = std::numeric_limits<double>::quiet_NaN();
 
 constexpr int kFailed = 1;   // this process missed its last deadline
 constexpr int kExpired = 2;  // the clock sync is older than the resync interval
@@ -121,6 +126,7 @@ void SessionImpl::sync_world_clock() {
   world_synced_at_ = world_clock_->now();
   initial_sync_seconds_ = world_sync_->last_report().seconds;
   world_syncs_ = 1;
+  has_world_clock_ = true;
   world_sync_seconds_ = initial_sync_seconds_;
   world_version_ = 1;
   if (policy_.verbose && world_rank_ == 0) {
@@ -171,7 +177,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
   state->record.stats.kind = kind_name(state->kind);
 
   if (state->kind == CommKind::intra) {
-    PMPI_Comm_dup(comm, &state->internal);
+    state->internal = sync::private_copy(comm);
     // The key is decided by rank 0 and shared, so every member files its
     // statistics under the same name.
     std::uint64_t key[2] = {static_cast<std::uint64_t>(world_rank_), 0};
@@ -198,7 +204,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
   }
   if (state->kind != CommKind::intra) return state;
 
-  if (world_clock_) {
+  if (has_world_clock_) {
     // The clock is as old as the world's last sync, not as the communicator.
     state->clock = world_clock(&state->world_clock_version, &state->last_sync);
   } else {
@@ -211,6 +217,22 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
     state->last_sync = state->clock->now();
   }
   return state;
+}
+
+void SessionImpl::prepare_first_harmonized_call(CommState& state) {
+  // All members are here. The slack is measured on the global clock, so an
+  // inherited clock that has aged (a communicator created seconds after the
+  // last world sync, offset-only, drifting) would turn its error into the
+  // slack: resync first when it has expired.
+  int expired = state.clock->now() - state.last_sync > resync_interval(state) ? 1 : 0;
+  int any = 0;
+  reduce(&expired, &any, 1, MPI_INT, MPI_BOR, 0, state.internal);
+  bcast(&any, 1, MPI_INT, 0, state.internal);
+  if (any) {
+    resync(state);
+    state.last_sync = state.clock->now();
+  }
+  measure_slack(state);
 }
 
 void SessionImpl::measure_slack(CommState& state) {
@@ -254,7 +276,8 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
   if (comm == MPI_COMM_NULL) return PMPI_Barrier(comm);
   CommState* state = state_for(comm);
   if (state->kind != CommKind::intra) {
-    if (flag) *flag = 1;  // nothing to harmonize with
+    state->last_flag = 1;  // nothing to harmonize with: always in time
+    if (flag) *flag = 1;
     return passed_through(*state);
   }
   return harmonized_barrier(*state, flag);
@@ -297,8 +320,7 @@ int SessionImpl::observed_barrier(CommState& state) {
 
 int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
   if (state.log.full()) flush_log(state);
-  // First harmonized call on this communicator (all members are here).
-  if (!state.slack_measured) measure_slack(state);
+  if (!state.slack_measured) prepare_first_harmonized_call(state);
   const bool truth = clocks_.test_clock_active;
   logic::CallTimes call;
   if (truth) call.enter_truth = clocks_.truth->now();
@@ -318,11 +340,11 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
     const double now = clock->now();
     const bool resync = (global & kExpired) ||
                         ((global & kFailed) && now - state.last_sync > kMinSyncAgeForMissResync);
-    deadline = resync ? -1.0 : now + state.slack->current();
+    deadline = resync ? kResyncSignal : now + state.slack->current();
   }
   status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
   if (status != MPI_SUCCESS) return status;
-  if (deadline < 0) {
+  if (std::isnan(deadline)) {
     const clock::GlobalClock before = *state.clock;
     resync(state);
     clock = &*state.clock;
@@ -330,10 +352,12 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
     // Reduce the jitter the sync leaves behind before taking a deadline.
     const int nothing = 0;
     int ignored = 0;
-    reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
+    status = reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
+    if (status != MPI_SUCCESS) return status;
     state.last_sync = clock->now();
     if (state.rank == 0) deadline = clock->now() + state.slack->current();
-    bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+    status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+    if (status != MPI_SUCCESS) return status;
   }
 
   double t = clock->now();
@@ -409,7 +433,7 @@ double SessionImpl::resync_interval(const CommState& state) const {
   constexpr double kFirstInterval = 10e-3;
   constexpr double kRamp = 3.0;
   const int syncs =
-      state.own_sync ? state.own_sync->last_report().syncs : static_cast<int>(world_syncs_);
+      state.own_sync ? state.own_sync->last_report().syncs : static_cast<int>(world_syncs_.load());
   const double ramp = kFirstInterval * std::pow(kRamp, std::max(0, syncs - 1));
   return std::min(policy_.resync_interval, ramp);
 }
@@ -433,7 +457,7 @@ void SessionImpl::resync(CommState& state) {
       // sub-communicator never starts a world-wide collective.
       state.own_sync = sync::CommClockSync::create(state.user, clocks_.sync_settings, base,
                                                    clocks_.virtual_node_of_rank);
-    } else if (world_clock_ && version != state.world_clock_version) {
+    } else if (has_world_clock_ && version != state.world_clock_version) {
       state.own_sync->rebase(base);
     }
     state.world_clock_version = version;
@@ -456,25 +480,36 @@ void SessionImpl::retire(CommState* state) {
   if (state->internal != MPI_COMM_NULL) PMPI_Comm_free(&state->internal);
   std::lock_guard lock(registry_mutex_);
   live_.erase(state);
-  if (finishing_ || record.key.serial < kDistinctCommunicators) {
+  CommKey key;
+  std::string name;
+  if (state->kind != CommKind::intra) {
+    // Every process has its own: one record for all of them, not N.
+    const bool self = state->kind == CommKind::self;
+    key = {kPerProcessRoot + (self ? 0 : 1), 0};
+    name = self ? "size-1 communicators (MPI_COMM_SELF and others, all processes)"
+                : "intercommunicators (all processes)";
+    record.rank = world_rank_;
+  } else if (finishing_ || record.key.serial < kDistinctCommunicators) {
     retired_.front() += 1;  // the count leads the encoding
     append_record(retired_, record);
     return;
+  } else {
+    // The calls of different communicators cannot be matched across
+    // processes, so a folded record keeps counts and local times, not exit
+    // skews nor misses of the whole communicator (see the report).
+    key = {record.key.root_world_rank, kFoldedSerialBase + static_cast<std::uint64_t>(state->size)};
+    name = "freed communicators of size " + std::to_string(state->size) + " rooted at world rank " +
+           std::to_string(key.root_world_rank) + " (folded)";
   }
-  // The calls of different communicators cannot be matched across processes,
-  // so a folded record keeps counts and local times, not exit skews.
-  const CommKey key{record.key.root_world_rank,
-                    kFoldedSerialBase + static_cast<std::uint64_t>(state->size)};
   auto [it, inserted] = folded_.try_emplace(key);
   CommRecord& folded = it->second;
   if (inserted) {
     folded.key = key;
     folded.rank = record.rank;
-    folded.stats.name = "freed communicators of size " + std::to_string(state->size) +
-                        " rooted at world rank " + std::to_string(key.root_world_rank) +
-                        " (folded)";
+    folded.stats.name = name;
     folded.stats.kind = record.stats.kind;
     folded.stats.size = state->size;
+    folded.stats.slack_initial = record.stats.slack_initial;
   }
   folded.missed_any += record.missed_any;
   report::accumulate(folded.stats, record.stats);

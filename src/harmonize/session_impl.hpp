@@ -30,6 +30,7 @@ class SessionImpl final : public Session {
   CommState* state_for(MPI_Comm comm);
   std::unique_ptr<CommState> create_state(MPI_Comm comm);
   void measure_slack(CommState& state);
+  void prepare_first_harmonized_call(CommState& state);
 
   int harmonized_barrier(CommState& state, int* flag);
   int observed_barrier(CommState& state);
@@ -62,7 +63,8 @@ class SessionImpl final : public Session {
   std::uint64_t world_version_ = 0;
   double world_synced_at_ = 0;  // on the world clock
   double initial_sync_seconds_ = 0;
-  std::uint64_t world_syncs_ = 0;
+  std::atomic<std::uint64_t> world_syncs_{0};  // read by sub-communicators' ramps
+  bool has_world_clock_ = false;               // set once, in the constructor
   double world_sync_seconds_ = 0;
 
   bool oversubscribed_ = false;  // yield while spinning towards a deadline

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -138,15 +139,23 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
                               clocks_.test_clock.seed, clocks_.test_clock.node_size};
   }
 
-  std::vector<std::uint64_t> violations;
+  std::vector<std::optional<std::uint64_t>> violations;
   auto add_communicator = [&](std::vector<CommRecord>& members) {
     std::sort(members.begin(), members.end(),
               [](const CommRecord& a, const CommRecord& b) { return a.rank < b.rank; });
-    if (members.front().stats.kind == "intra") merge_pending(members, clocks_.test_clock_active);
+    const bool aggregate = is_aggregate(members.front().key);
+    if (!aggregate) merge_pending(members, clocks_.test_clock_active);
     std::vector<report::CommStats> stats;
-    for (const CommRecord& member : members) stats.push_back(member.stats);
-    job.communicators.push_back(report::summarize(stats, members.front().missed_any));
-    violations.push_back(members.front().space_violations);
+    std::uint64_t missed_any = members.front().missed_any;
+    for (const CommRecord& member : members) {
+      stats.push_back(member.stats);
+      // An aggregate cannot tell which calls coincide: the most misses of one
+      // process is a lower bound of the calls in which any process missed.
+      if (aggregate) missed_any = std::max(missed_any, member.stats.missed_calls);
+    }
+    job.communicators.push_back(report::summarize(stats, missed_any));
+    violations.push_back(
+        aggregate ? std::nullopt : std::optional<std::uint64_t>(members.front().space_violations));
   };
   // MPI_COMM_WORLD first, the others in creation order.
   for (auto& [key, members] : by_comm) {
@@ -166,8 +175,9 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
   for (std::size_t i = 0; i < violations.size(); ++i) {
     // Ground truth of "synchronized in space": calls in which a process left
     // before the last one entered (test clocks only; must be 0).
-    json["communicators"][i]["truth_space_violations"] =
-        clocks_.test_clock_active ? nlohmann::json(violations[i]) : nlohmann::json(nullptr);
+    json["communicators"][i]["truth_space_violations"] = clocks_.test_clock_active && violations[i]
+                                                             ? nlohmann::json(*violations[i])
+                                                             : nlohmann::json(nullptr);
   }
 
   if (policy_.report != "none") {

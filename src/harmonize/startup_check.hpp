@@ -12,4 +12,10 @@ namespace harmonize {
 // PMPI_Abort; the others wait to be killed. Returns only when all are valid.
 void stop_job_on_policy_errors(const config::PolicyResult& result, MPI_Comm comm);
 
+// Collective over `comm`. Every rank must run the same policy (a rank in
+// another mode would wait in collectives the others never start): when any
+// variable but the report's file and verbosity on rank 0 differs, rank 0
+// names them and aborts the job.
+void stop_job_on_policy_disagreement(const config::PolicyResult& result, MPI_Comm comm);
+
 }  // namespace harmonize

@@ -139,6 +139,34 @@ def test_explicit_mpix_harmonize_is_counted_in_harmonize_mode(tmp_path):
                      env={"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, **TEST_CLOCKS},
                      check=True)
     assert "valid=" in result.stdout
-    world = communicator(json.loads(report_path.read_text()), "MPI_COMM_WORLD")
+    report = json.loads(report_path.read_text())
+    world = communicator(report, "MPI_COMM_WORLD")
     assert world["harmonized_calls"] == 64
     assert world["truth_space_violations"] == 0
+    # MPI_COMM_SELF of both processes: one aggregate entry, not one per process.
+    selves = [c for c in report["communicators"] if c["kind"] == "self"]
+    assert len(selves) == 1 and selves[0]["calls"] == 1
+    assert selves[0]["truth_space_violations"] is None
+
+
+def test_late_communicator_slack_is_not_its_clock_error(tmp_path):
+    # 3 s after the world sync an offset-only clock on +-100 ppm clocks is off
+    # by up to 600 us; measuring the slack on it would make every call wait
+    # about that long.
+    report, _ = run_job(tmp_path, "harmonize", program=("late_comm", "3", "300"),
+                        extra={"HARMONIZE_TEST_CLOCK_DRIFT": "100ppm"})
+    late = communicator(report, "late")
+    assert late["calls"] == 300 and late["truth_space_violations"] == 0
+    assert late["slack"]["initial"] < 100e-6
+    assert late["time_in_call"]["p50"] < 100e-6
+
+
+@pytest.mark.parametrize("seed", ["1", "2", "3"])
+def test_negative_global_time_is_not_a_resync_request(tmp_path, seed):
+    # MPI_Wtime starts near 0, so a -5 s test offset makes global time negative.
+    report, _ = run_job(tmp_path / seed, "harmonize", program=("barrier_loop", "2000"),
+                        extra={"HARMONIZE_TIMESOURCE": "wtime", "HARMONIZE_TEST_CLOCK_OFFSET": "5s",
+                               "HARMONIZE_TEST_CLOCK_SEED": seed})
+    world = communicator(report, "MPI_COMM_WORLD")
+    assert world["calls"] == 2000
+    assert world["resyncs"] < 100

@@ -1,8 +1,10 @@
 """Bad input stops the whole job before the program runs, with one clear
 line naming the variable, the value and what is accepted."""
+import subprocess
+
 import pytest
 
-from conftest import PROGRAMS, run_mpi
+from conftest import LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, clean_environment, run_mpi
 
 CASES = [
     ({"HARMONIZE_MODE": "fast"},
@@ -65,3 +67,21 @@ def test_valid_preset_is_accepted(tmp_path):
     preset.write_text("HARMONIZE_VERBOSE=1\n")
     result = run_mpi(2, [PROGRAMS / "barrier_loop", "2"], env={"HARMONIZE_CONFIG": preset}, check=True)
     assert "HARMONIZE_VERBOSE" in result.stderr and f"(preset {preset})" in result.stderr
+
+
+def test_ranks_with_different_configurations_stop_the_job():
+    # One rank observing, the other off, would wait in collectives the other
+    # never starts: the job must stop with a clear line instead of hanging.
+    program = str(PROGRAMS / "barrier_loop")
+    if MPI_FLAVOR == "openmpi":
+        cmd = [MPIEXEC, "--oversubscribe", "-n", "1", "-x", "HARMONIZE_MODE=observe", program, ":",
+               "-n", "1", "-x", "HARMONIZE_MODE=off", program]
+    else:
+        cmd = [MPIEXEC, "-n", "1", "-env", "HARMONIZE_MODE", "observe", program, ":",
+               "-n", "1", "-env", "HARMONIZE_MODE", "off", program]
+    env = clean_environment(LD_PRELOAD=str(LIBRARY))
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert ("harmonize: error: HARMONIZE_MODE differs between ranks (rank 0 has 'observe')"
+            in result.stderr)
+    assert "program started" not in result.stdout

@@ -96,3 +96,15 @@ TEST_CASE("explicit slack settings win over derived ones", "[logic]") {
       derive_slack({.median = 2e-6, .p90 = 3e-6}, 2.0, nullptr, &minimum, nullptr);
   CHECK(lifted.initial == 20e-6);
 }
+
+TEST_CASE("an explicit slack outside the derived bounds widens them", "[logic]") {
+  const double large = 5.0, small = 20e-9;
+  const SlackSettings wide =
+      derive_slack({.median = 2e-6, .p90 = 3e-6}, 1.5, &large, nullptr, nullptr);
+  CHECK(wide.initial == 5.0);
+  CHECK(wide.max == 5.0);
+  const SlackSettings narrow =
+      derive_slack({.median = 2e-6, .p90 = 3e-6}, 1.5, &small, nullptr, nullptr);
+  CHECK(narrow.initial == 20e-9);
+  CHECK(narrow.min == 20e-9);
+}

@@ -35,6 +35,10 @@ SlackSettings derive_slack(const MeasuredLatency& latency, double growth,
   // Twice the 90th percentile covers the broadcast and the spread of its
   // arrival; the controller trims it from there.
   s.initial = explicit_initial ? *explicit_initial : std::max(kFloor, 2 * latency.p90);
+  // An explicit slack outside the derived bounds widens them rather than
+  // being silently clamped (explicit bounds were checked against it).
+  if (explicit_initial && !explicit_min) s.min = std::min(s.min, s.initial);
+  if (explicit_initial && !explicit_max) s.max = std::max(s.max, s.initial);
   s.max = std::max(s.max, s.min);
   s.initial = std::clamp(s.initial, s.min, s.max);
   return s;

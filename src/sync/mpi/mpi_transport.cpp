@@ -20,10 +20,18 @@ MpiTransport::~MpiTransport() {
   if (!finalized && comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 
+MPI_Comm private_copy(MPI_Comm comm) {
+  // A split, not a dup: MPI_Comm_dup runs the user's attribute copy callbacks
+  // (and later their delete callbacks) on what is ours alone.
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  MPI_Comm copy = MPI_COMM_NULL;
+  PMPI_Comm_split(comm, 0, rank, &copy);
+  return copy;
+}
+
 std::unique_ptr<MpiTransport> MpiTransport::duplicate(MPI_Comm comm) {
-  MPI_Comm dup = MPI_COMM_NULL;
-  PMPI_Comm_dup(comm, &dup);
-  return std::make_unique<MpiTransport>(dup);
+  return std::make_unique<MpiTransport>(private_copy(comm));
 }
 
 void MpiTransport::send(int peer, std::span<const double> values) {

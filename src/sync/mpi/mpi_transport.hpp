@@ -8,6 +8,9 @@
 
 namespace harmonize::sync {
 
+// Same group and order as `comm`, none of its attributes (collective).
+MPI_Comm private_copy(MPI_Comm comm);
+
 class MpiTransport final : public Transport {
  public:
   // Takes ownership of `comm` and frees it in the destructor.
@@ -16,7 +19,7 @@ class MpiTransport final : public Transport {
   MpiTransport(const MpiTransport&) = delete;
   MpiTransport& operator=(const MpiTransport&) = delete;
 
-  // PMPI_Comm_dup of `comm` (collective).
+  // A private copy of `comm` (collective; see private_copy).
   static std::unique_ptr<MpiTransport> duplicate(MPI_Comm comm);
 
   int rank() const override { return rank_; }
