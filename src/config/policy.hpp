@@ -22,7 +22,7 @@ struct Policy {
   Mode mode = Mode::off;
   CommScope comms = CommScope::all;
   std::optional<double> slack;  // seconds; nullopt: auto
-  double slack_growth = 1.5;
+  double slack_growth = 1.1;
   std::optional<double> slack_min;  // nullopt: derived
   std::optional<double> slack_max;  // nullopt: derived
   double resync_interval = 1.0;

@@ -22,7 +22,7 @@ constexpr std::array kVariables{
         "initial slack between taking the deadline and the deadline; auto: twice the 90th "
         "percentile of the measured broadcast latency (at least 100ns); the slack then adapts, see "
         "docs/barrier.md"},
-    Variable{"HARMONIZE_SLACK_GROWTH", Kind::number, "1.5", "", 1.0001, 100.0,
+    Variable{"HARMONIZE_SLACK_GROWTH", Kind::number, "1.1", "", 1.0001, 100.0,
              "factor applied to the slack after a call in which a process missed its deadline; "
              "each successful call shrinks it by growth^(-1/249), so misses settle at ~0.4% of "
              "calls"},

@@ -68,6 +68,7 @@ struct CommState {
   std::unique_ptr<sync::CommClockSync> own_sync;
   std::uint64_t world_clock_version = 0;  // of the world clock `clock` sits on
   double last_sync = 0;                   // on `clock`
+  double expires_at = 0;                  // last_sync + the resync interval then
   bool last_failed = false;
   int last_flag = -1;
   std::optional<logic::SlackController> slack;  // decided on rank 0

@@ -207,6 +207,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
   if (has_world_clock_) {
     // The clock is as old as the world's last sync, not as the communicator.
     state->clock = world_clock(&state->world_clock_version, &state->last_sync);
+    state->expires_at = state->last_sync + resync_interval(*state);
   } else {
     // Mode off with an explicit MPIX_Harmonize: this communicator gets a
     // clock of its own, synchronized among its members only.
@@ -214,7 +215,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
                                                   clock::GlobalClock(*clocks_.local, {}),
                                                   clocks_.virtual_node_of_rank);
     state->clock = state->own_sync->synchronize();
-    state->last_sync = state->clock->now();
+    mark_synced(*state);
   }
   return state;
 }
@@ -224,13 +225,13 @@ void SessionImpl::prepare_first_harmonized_call(CommState& state) {
   // inherited clock that has aged (a communicator created seconds after the
   // last world sync, offset-only, drifting) would turn its error into the
   // slack: resync first when it has expired.
-  int expired = state.clock->now() - state.last_sync > resync_interval(state) ? 1 : 0;
+  int expired = state.clock->now() > state.expires_at ? 1 : 0;
   int any = 0;
   reduce(&expired, &any, 1, MPI_INT, MPI_BOR, 0, state.internal);
   bcast(&any, 1, MPI_INT, 0, state.internal);
   if (any) {
     resync(state);
-    state.last_sync = state.clock->now();
+    mark_synced(state);
   }
   measure_slack(state);
 }
@@ -330,7 +331,7 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
 
   // Paper 000, Algorithm 1.
   int local = state.last_failed ? kFailed : 0;
-  if (entered - state.last_sync > resync_interval(state)) local |= kExpired;
+  if (entered > state.expires_at) local |= kExpired;
   int global = 0;
   int status = reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.internal);
   if (status != MPI_SUCCESS) return status;
@@ -354,7 +355,7 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
     int ignored = 0;
     status = reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
     if (status != MPI_SUCCESS) return status;
-    state.last_sync = clock->now();
+    mark_synced(state);
     if (state.rank == 0) deadline = clock->now() + state.slack->current();
     status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
     if (status != MPI_SUCCESS) return status;
@@ -413,15 +414,21 @@ void SessionImpl::flush_log(CommState& state) {
     for (double skew : outcome.truth_exit_skew) state.record.stats.truth_exit_skew.add(skew);
     state.record.missed_any += outcome.missed_any;
     state.record.space_violations += outcome.space_violations;
-    expired = state.clock->now() - state.last_sync > resync_interval(state);
+    expired = state.clock->now() > state.expires_at;
   }
   if (policy_.mode == config::Mode::observe) {
     bcast(&expired, 1, MPI_INT, 0, state.internal);
     if (expired) {
       resync(state);
-      state.last_sync = state.clock->now();
+      mark_synced(state);
     }
   }
+}
+
+void SessionImpl::mark_synced(CommState& state) const {
+  state.last_sync = state.clock->now();
+  // Computed once per sync, not per call: the hot path compares one number.
+  state.expires_at = state.last_sync + resync_interval(state);
 }
 
 double SessionImpl::resync_interval(const CommState& state) const {

@@ -38,6 +38,7 @@ class SessionImpl final : public Session {
   void flush_log(CommState& state);
   void resync(CommState& state);
   double resync_interval(const CommState& state) const;
+  void mark_synced(CommState& state) const;
   clock::GlobalClock world_clock(std::uint64_t* version, double* synced_at = nullptr);
 
   int reduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,

@@ -29,7 +29,7 @@ TEST_CASE("defaults make a valid off policy", "[config]") {
   REQUIRE(result.ok());
   CHECK(result.policy.mode == Mode::off);
   CHECK_FALSE(result.policy.slack);
-  CHECK(result.policy.slack_growth == 1.5);
+  CHECK(result.policy.slack_growth == 1.1);
   CHECK(result.policy.resync_interval == 1.0);
   CHECK(result.policy.sync == SyncScheme::h2hca);
   CHECK(result.policy.report == "harmonize-%j.json");

@@ -15,7 +15,7 @@ struct SlackSettings {
   double initial = 0;
   double min = 0;
   double max = 0;
-  double growth = 1.5;
+  double growth = 1.1;
   double target_miss_rate = 0.004;
 };
 
