@@ -12,11 +12,8 @@
 // interleaved (native, harmonize, native, ...) so machine noise hits both.
 // A plain MPI program: linking harmonize would measure the library under itself.
 
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
 #include <dlfcn.h>
 #include <mpi.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -39,9 +36,7 @@ constexpr std::string_view kWorkerFlag = "--worker";
 constexpr std::string_view kResultTag = "result:";
 
 double now() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  return monotonic_seconds();
 }
 
 // ---------------------------------------------------------------- worker

@@ -8,8 +8,6 @@
 
 // C API only: the deprecated C++ bindings that mpi.h would pull in do not
 // compile warning-free, and nothing here uses them.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 #include <getopt.h>

@@ -2,6 +2,7 @@
 
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,6 +93,12 @@ std::vector<std::string> launch_command(const std::string& mpiexec, Flavor flavo
     }
   }
   return args;
+}
+
+double monotonic_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 std::optional<double> median(std::vector<double> values) {

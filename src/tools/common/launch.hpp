@@ -30,6 +30,9 @@ std::vector<std::string> launch_command(const std::string& mpiexec, Flavor flavo
                                         const std::vector<std::string>& launcher_args,
                                         const std::vector<std::string>& rank_environment);
 
+// CLOCK_MONOTONIC in seconds: what every process of one machine shares.
+double monotonic_seconds();
+
 std::optional<double> median(std::vector<double> values);
 std::string executable_path();
 // ../lib/libharmonize.so next to the directory of `executable`.
