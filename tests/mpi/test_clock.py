@@ -105,10 +105,16 @@ def test_h3hca_uses_sockets_or_says_why_not():
 
 
 def test_mean_rtt_offset_and_early_stop_run():
-    report = clockcheck(2, "--wait", "0", env={"HARMONIZE_OFFSET_ALG": "meanrtt",
-                                               "HARMONIZE_PINGPONGS": "50",
-                                               "HARMONIZE_MINRTT_PATIENCE": "5"})
-    # Mean-RTT has no min-RTT guarantee; the RTT itself (~1-2 us) bounds it.
+    env = {"HARMONIZE_OFFSET_ALG": "meanrtt", "HARMONIZE_PINGPONGS": "50",
+           "HARMONIZE_MINRTT_PATIENCE": "5"}
+    report = clockcheck(2, "--wait", "0", env=env)
+    # Mean-RTT has no min-RTT guarantee: its one RTT measurement, if a
+    # neighbour's load preempts a rank during it, biases the offset by half a
+    # time slice (1 ms seen with a CPU hog beside the test). One fresh run
+    # tells such a spike from a broken algorithm, which fails twice.
+    if report["max"]["true_error_after_sync_ns"] * 1e-9 >= 5e-6:
+        report = clockcheck(2, "--wait", "0", env=env)
+    # Otherwise the RTT itself (~1-2 us) bounds the error.
     assert report["max"]["true_error_after_sync_ns"] * 1e-9 < 5e-6
 
 
