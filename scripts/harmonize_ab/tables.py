@@ -5,6 +5,12 @@ import json
 import math
 
 
+
+def ratio_text(value, decimals):
+    """Fixed decimals in the usual range; significant digits below it, where
+    a disturbed run can push a ratio to 1e-4 (fixed decimals would say 0)."""
+    return f"{value:.{decimals}f}" if abs(value) >= 0.01 or value == 0 else f"{value:.{decimals}g}"
+
 def human_seconds(value):
     """1.5e-7 -> '150 ns', 2.5e-5 -> '25.0 us' (ASCII, like the library's summary)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -76,8 +82,9 @@ def results_table(summary):
                     row += ["-", "-", 0]
             comparison = entry["comparison"]
             if comparison:
-                row += [f"{comparison['delta']:.3f}",
-                        f"{comparison['delta_low']:.2f}-{comparison['delta_high']:.2f}",
+                row += [ratio_text(comparison["delta"], 3),
+                        f"{ratio_text(comparison['delta_low'], 2)}-"
+                        f"{ratio_text(comparison['delta_high'], 2)}",
                         noise_word(comparison)]
             else:
                 row += ["-", "-", "-"]
@@ -176,8 +183,9 @@ def results_csv(summary):
         comparison = entry["comparison"]
         if comparison:
             verdict = comparison["exceeds_noise"]
-            row += [round(comparison["delta"], 6), round(comparison["delta_low"], 6),
-                    round(comparison["delta_high"], 6), "" if verdict is None else str(verdict).lower()]
+            row += [float(f"{comparison['delta']:.7g}"), float(f"{comparison['delta_low']:.7g}"),
+                    float(f"{comparison['delta_high']:.7g}"),
+                    "" if verdict is None else str(verdict).lower()]
         else:
             row += ["", "", "", ""]
         writer.writerow(row)

@@ -197,6 +197,20 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
     }
   }
   if (!policy_.quiet) std::fprintf(stderr, "%s\n", report::summary_line(job).c_str());
+  // The slack settles where ~0.4 % of calls miss; far more means the
+  // processes were not running when their deadlines came (a loaded or
+  // oversubscribed node), and the harmonized timings should not be trusted.
+  constexpr double kUnreliableFailureRate = 0.05;
+  for (const report::CommSummary& comm : job.communicators) {
+    if (comm.harmonized_calls >= 100 && comm.failure_rate > kUnreliableFailureRate) {
+      std::fprintf(stderr,
+                   "harmonize: warning: %s: %.1f%% of harmonized barriers missed their deadline "
+                   "(expected ~0.4%%): the node looks loaded or oversubscribed, or the slack is "
+                   "capped too low (HARMONIZE_SLACK_MAX); timings "
+                   "taken after these barriers are not synchronized\n",
+                   comm.name.c_str(), 100.0 * comm.failure_rate);
+    }
+  }
 }
 
 }  // namespace harmonize

@@ -75,3 +75,18 @@ def test_mode_off_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run({})
     assert not list(tmp_path.iterdir()) and "harmonize" not in result.stderr
+
+
+def test_a_high_miss_rate_is_flagged():
+    # A slack held at 1 ns cannot be met: every call misses, and the user is
+    # told the harmonized timings are not to be trusted.
+    result = run({"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": "none", "HARMONIZE_QUIET": "1",
+                  "HARMONIZE_SLACK": "1ns", "HARMONIZE_SLACK_MIN": "1ns", "HARMONIZE_SLACK_MAX": "1ns"})
+    warnings = [l for l in result.stderr.splitlines() if l.startswith("harmonize: warning:")]
+    assert len(warnings) == 1
+    assert "MPI_COMM_WORLD: 100.0% of harmonized barriers missed their deadline" in warnings[0]
+
+
+def test_a_normal_run_has_no_warning(tmp_path):
+    result = run({"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": "none"})
+    assert "warning" not in result.stderr
