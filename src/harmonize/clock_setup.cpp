@@ -12,32 +12,12 @@ double wtime() {
 }  // namespace
 
 sync::Settings sync_settings_from(const config::Policy& policy) {
+  // The two layers spell their choices alike: the policy's names parse into
+  // the sync layer's enums, so there is one mapping, not a second copy of it.
   sync::Settings settings;
-  switch (policy.sync) {
-    case config::SyncScheme::hca3:
-      settings.scheme = sync::Scheme::hca3;
-      break;
-    case config::SyncScheme::h2hca:
-      settings.scheme = sync::Scheme::h2hca;
-      break;
-    case config::SyncScheme::h3hca:
-      settings.scheme = sync::Scheme::h3hca;
-      break;
-  }
-  switch (policy.clock_model) {
-    case config::ClockModel::automatic:
-      settings.model = sync::ModelKind::automatic;
-      break;
-    case config::ClockModel::offset:
-      settings.model = sync::ModelKind::offset_only;
-      break;
-    case config::ClockModel::linear:
-      settings.model = sync::ModelKind::linear;
-      break;
-  }
-  settings.offset = policy.offset_algorithm == config::OffsetAlgorithm::skampi
-                        ? sync::OffsetAlgorithm::skampi
-                        : sync::OffsetAlgorithm::mean_rtt;
+  settings.scheme = *sync::parse_scheme(config::to_string(policy.sync));
+  settings.model = *sync::parse_model_kind(config::to_string(policy.clock_model));
+  settings.offset = *sync::parse_offset_algorithm(config::to_string(policy.offset_algorithm));
   settings.fitpoints = policy.fitpoints;
   settings.pingpongs = policy.pingpongs;
   settings.min_rtt_patience = policy.minrtt_patience;
@@ -61,9 +41,8 @@ ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::s
     const clock::Skew skew = clock::skew_for_node(
         setup.test_clock, clock::virtual_node_of(setup.test_clock, world_rank));
     setup.local = clock::make_skewed_source(std::move(setup.local), skew.offset, skew.drift);
-    const clock::TestClockSpec spec = setup.test_clock;
-    setup.virtual_node_of_rank = [spec](int rank) { return clock::virtual_node_of(spec, rank); };
-  } else if (policy.test_node_size > 0) {
+  }
+  if (setup.test_clock_active || policy.test_node_size > 0) {
     const clock::TestClockSpec spec = setup.test_clock;
     setup.virtual_node_of_rank = [spec](int rank) { return clock::virtual_node_of(spec, rank); };
   }

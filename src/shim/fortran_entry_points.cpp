@@ -130,7 +130,7 @@ HARMONIZE_FORTRAN_ENTRIES(__, pmpi_init__, pmpi_init_thread__, pmpi_finalize__)
 // `use mpi_f08`: type(MPI_Comm) arrives as a pointer to its integer handle.
 HARMONIZE_FORTRAN_ENTRIES(_f08_, first(pmpi_init_f08_, pmpir_init_f08_),
                           first(pmpi_init_thread_f08_, pmpir_init_thread_f08_),
-                          pmpi_finalize_f08_ != nullptr ? pmpi_finalize_f08_ : pmpir_finalize_f08_)
+                          first(pmpi_finalize_f08_, pmpir_finalize_f08_))
 
 HARMONIZE_EXPORT void MPI_INIT(MPI_Fint* ierror) {
   fortran_init(PMPI_INIT, ierror);
