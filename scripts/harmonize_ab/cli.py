@@ -1,6 +1,7 @@
 """Command line of harmonize-ab."""
 import argparse
 import shlex
+import signal
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 from . import plots, runner, stats, tables
 from .parsing import ParseError
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NOTHING, EXIT_OUTPUT = 0, 1, 2, 3, 4
 
 DESCRIPTION = """\
 Run an MPI benchmark several times with libharmonize preloaded, alternating
@@ -28,7 +29,8 @@ examples:
   harmonize-ab -o out --aggregate                                         (recompute outputs only)
 
 exit status: 0 all runs ok, 1 some runs failed (results from the others),
-2 usage error, 3 no usable run."""
+2 usage error, 3 no usable run, 4 the output directory cannot be written
+(full disk, permissions), 128+N stopped by signal N (Ctrl-C: 130)."""
 
 
 def build_parser():
@@ -143,6 +145,18 @@ def summarize(plan, output, metric):
     }
 
 
+def draw_plots(summary, directory):
+    """(written paths, note when there are none)."""
+    try:
+        return plots.make_plots(summary, directory), None
+    except plots.PlotsUnavailable as error:
+        return [], str(error)
+    except OSError as error:
+        # matplotlib's savefig on a full disk names no file.
+        raise runner.OutputError(f"cannot write the plots in {directory}: "
+                                 f"{error.strerror or error}") from error
+
+
 def write_outputs(summary, output, want_plots):
     text = tables.terminal_report(summary)
     outputs = {"table": output / "table.txt", "results_csv": output / "results.csv",
@@ -150,47 +164,79 @@ def write_outputs(summary, output, want_plots):
     plot_note = None
     plot_paths = []
     if want_plots and summary["results"]:
-        try:
-            plot_paths = plots.make_plots(summary, output / "plots")
-        except plots.PlotsUnavailable as error:
-            plot_note = str(error)
+        plot_paths, plot_note = draw_plots(summary, output / "plots")
     summary["outputs"] = {k: str(v) for k, v in outputs.items()}
     summary["outputs"]["plots"] = [str(p) for p in plot_paths]
     if plot_note:
         summary["outputs"]["plots_note"] = plot_note
-    outputs["table"].write_text(text)
-    outputs["results_csv"].write_text(tables.results_csv(summary))
-    outputs["library_csv"].write_text(tables.library_csv(summary))
-    outputs["summary_json"].write_text(tables.summary_json(summary))
+    runner.write_text(outputs["table"], text)
+    runner.write_text(outputs["results_csv"], tables.results_csv(summary))
+    runner.write_text(outputs["library_csv"], tables.library_csv(summary))
+    runner.write_text(outputs["summary_json"], tables.summary_json(summary))
     return text, plot_paths, plot_note
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled like Ctrl-C: the running job is stopped first."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def raise_interrupted(signum, _frame):
+    raise Interrupted(signum)
+
+
+def error(text):
+    print(f"harmonize-ab: error: {text}", file=sys.stderr)
+
+
 def main(argv, script_dir):
+    # Python's default for SIGTERM/SIGHUP ends the process on the spot, which
+    # would leave the benchmark job (its own session) running.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, raise_interrupted)
     parser = build_parser()
     args = parser.parse_args(argv)
     output = Path(args.output or datetime.now().strftime("harmonize-ab-%Y%m%d-%H%M%S"))
     try:
+        return run(args, output, script_dir)
+    except KeyboardInterrupt as interrupt:
+        print(f"\nharmonize-ab: interrupted; no benchmark job is left running; finished runs are "
+              f"kept in {output / 'runs'}; continue with --resume", file=sys.stderr)
+        return 128 + getattr(interrupt, "signum", signal.SIGINT)
+    except runner.OutputError as failure:
+        error(failure)
+        return EXIT_OUTPUT
+    except OSError as failure:
+        # Whatever else the file system refused (e.g. creating a directory): it names the file.
+        error(f"{failure.filename or output}: {failure.strerror or failure}")
+        return EXIT_OUTPUT
+
+
+def run(args, output, script_dir):
+    try:
         plan = make_plan(args, script_dir)
         plan = runner.prepare_directory(output, plan, args.resume, args.aggregate)
-    except (ValueError, runner.PlanError) as error:
-        print(f"harmonize-ab: {error}", file=sys.stderr)
+    except (ValueError, runner.PlanError) as failure:
+        error(failure)
         return EXIT_USAGE
     statuses = []
     if not args.aggregate:
         try:
             statuses = runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout,
                                       quiet=args.quiet, fail_fast=args.fail_fast)
-        except runner.PlanError as error:
-            print(f"harmonize-ab: {error}", file=sys.stderr)
+        except runner.PlanError as failure:
+            error(failure)
             return EXIT_USAGE
-        except KeyboardInterrupt:
-            print(f"\nharmonize-ab: interrupted; finished runs are kept in {output}/runs; "
-                  "continue with --resume", file=sys.stderr)
-            return 130
+        except runner.OutputError as failure:
+            raise runner.OutputError(f"{failure}; finished runs are kept in {output / 'runs'}: "
+                                     "free space, then continue with --resume") from failure
     try:
         summary = summarize(plan, output, args.metric)
-    except (ValueError, ParseError) as error:
-        print(f"harmonize-ab: cannot aggregate {output}: {error}", file=sys.stderr)
+    except (ValueError, ParseError) as failure:
+        error(f"cannot aggregate {output}: {failure}")
         return EXIT_NOTHING
     text, plot_paths, plot_note = write_outputs(summary, output, not args.no_plots)
     print(text, end="")
@@ -203,6 +249,7 @@ def main(argv, script_dir):
     if not summary["results"]:
         print("harmonize-ab: no run produced usable results", file=sys.stderr)
         return EXIT_NOTHING
-    if any(not s["ok"] for s in statuses):
+    # Also after --aggregate: a run found damaged or interrupted on disk is a failed run.
+    if any(not s["ok"] for s in statuses) or any(not f.get("superseded") for f in summary["failed_runs"]):
         return EXIT_SOME_FAILED
     return EXIT_OK

@@ -5,10 +5,12 @@ Layout of an output directory:
     runs/<NNN>-<side>/         one directory per run, written as the run goes:
         command.txt            the exact command line (reproducible by hand)
         stdout.txt stderr.txt  raw output of the run
-        report.json            the library's report (HARMONIZE_REPORT points here)
+        report.json            the library's report (written as report-<attempt>.json,
+                               a name of this attempt's own, renamed when the run ends)
         status.json            written last: exit code, duration, errors
     runs/<NNN>-<side>.failed-<k>/   earlier attempts kept when --resume reruns
-A run without status.json was interrupted; --resume runs it again.
+A run without status.json was interrupted; --resume runs it again, as it
+does a run whose status.json, output or report was damaged afterwards.
 """
 import importlib.machinery
 import importlib.util
@@ -20,6 +22,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,15 +37,56 @@ class PlanError(Exception):
     """The output directory cannot be used as asked."""
 
 
+class OutputError(Exception):
+    """A file of the output directory cannot be written (full disk, permissions)."""
+
+
+class DamagedFile(ValueError):
+    """A file harmonize-ab wrote earlier is missing or unreadable; the message names it."""
+
+
+def write_text(path, text):
+    # A failed write.write() names no file: add it, so the user knows which one.
+    try:
+        Path(path).write_text(text)
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from error
+
+
 def write_json(path, data):
-    """Write JSON atomically: a reader never sees half a file."""
+    """Write JSON atomically: a reader never sees half a file, and a failed
+    write (full disk) leaves neither a half file nor the temporary one."""
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
-    os.replace(temporary, path)
+    try:
+        write_text(temporary, json.dumps(data, indent=2, sort_keys=False) + "\n")
+        os.replace(temporary, path)
+    except (OutputError, OSError) as error:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
+        cause = error.__cause__ if isinstance(error, OutputError) else error
+        raise OutputError(f"cannot write {path}: {getattr(cause, 'strerror', None) or cause}") from error
 
 
-def read_json(path):
-    return json.loads(Path(path).read_text())
+def read_text(path):
+    try:
+        return Path(path).read_text(errors="replace")
+    except OSError as error:
+        raise DamagedFile(f"cannot read {path}: {error.strerror or error}") from error
+
+
+def read_json(path, required=()):
+    """A JSON object from one of our files; DamagedFile naming the file otherwise."""
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise DamagedFile(f"{path} is not valid JSON ({error})") from error
+    missing = [key for key in required if not isinstance(data, dict) or key not in data]
+    if not isinstance(data, dict) or missing:
+        raise DamagedFile(f"{path} is damaged: {', '.join(missing) or 'not an object'} missing")
+    return data
 
 
 def run_id(index, side):
@@ -95,7 +139,11 @@ def prepare_directory(output, plan, resume, aggregate_only):
     runs_dir = output / "runs"
     nothing_run_yet = not runs_dir.is_dir() or not any(runs_dir.iterdir())
     if plan_path.exists() and not (nothing_run_yet and not aggregate_only):
-        existing = read_json(plan_path)
+        try:
+            existing = read_json(plan_path, required=("command", "runs", "sides", "modes"))
+        except DamagedFile as error:
+            raise PlanError(f"{error}; it records how the runs were made: restore it, "
+                            "or start again with another --output") from error
         if aggregate_only:
             return existing
         if not resume:
@@ -117,13 +165,33 @@ def prepare_directory(output, plan, resume, aggregate_only):
     return plan
 
 
-def completed_ok(run_dir):
-    status_path = run_dir / "status.json"
-    if not status_path.exists():
-        return False
+def read_status(run_dir):
+    return read_json(run_dir / "status.json", required=("id", "side", "ok"))
+
+
+def read_results(run_dir, status):
+    """(rows, report) of a run that ended ok; DamagedFile naming the file when
+    one has gone missing or been damaged since."""
+    stdout = run_dir / "stdout.txt"
     try:
-        return bool(read_json(status_path).get("ok"))
-    except (OSError, ValueError):
+        rows = parse_output(read_text(stdout)).rows
+    except ParseError as error:
+        raise DamagedFile(f"{stdout}: {error}") from error
+    report = run_dir / "report.json"
+    if status.get("mode") == "off" and not report.exists():
+        return rows, None
+    return rows, read_json(report)
+
+
+def completed_ok(run_dir):
+    """Ended ok and everything it left is still readable (else --resume reruns it)."""
+    try:
+        status = read_status(run_dir)
+        if not status.get("ok"):
+            return False
+        read_results(run_dir, status)
+        return True
+    except DamagedFile:
         return False
 
 
@@ -151,18 +219,45 @@ def head(path, lines=20):
         return ""
 
 
+BOX_EDGE = re.compile(r"^([-=*])\1{9,}$")  # Open MPI's ---- boxes, MPICH's ==== banners
+
+
+def is_library_aside(line):
+    """The library's summary and warnings, harmonize-run's notes: printed by
+    runs that fail for other reasons (rank 0 finalizes, then another rank
+    fails), so never the reason itself. The library's errors are."""
+    return line.startswith("harmonize-run: note:") or (
+        line.startswith("harmonize:") and not line.startswith("harmonize: error:"))
+
+
+def failure_reason(text):
+    """The line of a failed run's stderr that says why: the program's (or the
+    library's error), else a launcher's notice, else whatever there is."""
+    program, launcher, asides = [], [], []
+    in_box = False
+    for line in (raw.strip() for raw in text.splitlines()):
+        if BOX_EDGE.match(line):
+            in_box = not in_box
+        elif not line.strip("-*= "):
+            continue
+        elif is_library_aside(line):
+            asides.append(line)
+        elif in_box or line.startswith("="):
+            launcher.append(line)
+        else:
+            program.append(line)
+    return next((group[0] for group in (program, launcher, asides) if group), "")
+
+
 def check_run(run_dir, mode, exit_code):
     """Errors of a finished run (empty when it is usable) and its row count."""
     errors = []
     rows = 0
     if exit_code is not None and exit_code != 0:
         last = tail(run_dir / "stderr.txt", lines=12)
-        # The first line is what the progress line and the table show: make it the
-        # first telling stderr line (errors come first; launchers' boxes and
-        # abort notices follow them).
-        telling = [line.strip() for line in head(run_dir / "stderr.txt").splitlines()
-                   if line.strip().strip("-*=")]
-        summary = f": {telling[0]}" if telling else ""
+        # The first line is what the progress line and the table show.
+        reason = failure_reason(head(run_dir / "stderr.txt", lines=200))
+        summary = f": {reason}" if reason else ""
         errors.append(f"command exited with status {exit_code}{summary} (see stderr.txt)"
                       + (f"\nstderr ends:\n{last}" if last else ""))
     try:
@@ -177,9 +272,51 @@ def check_run(run_dir, mode, exit_code):
         else:
             try:
                 read_json(report)
-            except ValueError as error:
-                errors.append(f"library report {report} is not valid JSON: {error}")
+            except DamagedFile as error:
+                errors.append(f"library report: {error}")
     return errors, rows
+
+
+def session_members(session):
+    """Live processes of a session, from /proc (Linux; [] elsewhere)."""
+    members = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            # After "pid (command)": state, ppid, process group, session.
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == session and fields[0] not in ("Z", "X"):
+                members.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return members
+
+
+def signal_job(process, signum):
+    """The launcher's process group, and with SIGKILL every process left in the
+    job's session: Open MPI puts each rank in a process group of its own."""
+    targets = [-process.pid] + (session_members(process.pid) if signum == signal.SIGKILL else [])
+    for target in targets:
+        try:
+            os.kill(target, signum)
+        except OSError:
+            pass
+
+
+def stop_job(process, grace=10):
+    """Stop a job started in a session of its own (see execute): SIGTERM lets
+    the launcher take its ranks down; after `grace` seconds (or at once on a
+    second Ctrl-C) SIGKILL for whatever is left. No rank outlives the run."""
+    signal_job(process, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        pass
+    signal_job(process, signal.SIGKILL)
+    while process.poll() is None:
+        try:
+            process.wait()
+        except KeyboardInterrupt:
+            continue  # keep reaping: the job is being killed already
 
 
 def execute(argv, run_dir, timeout):
@@ -187,39 +324,66 @@ def execute(argv, run_dir, timeout):
     started = time.monotonic()
     with open(run_dir / "stdout.txt", "wb") as out, open(run_dir / "stderr.txt", "wb") as err:
         try:
+            # Its own session: a Ctrl-C meant for harmonize-ab does not hit the
+            # ranks mid-run; harmonize-ab stops the job itself (stop_job).
             process = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                        start_new_session=True)
         except OSError as error:
             err.write(f"harmonize-ab: cannot start {argv[0]}: {error}\n".encode())
             return 127, time.monotonic() - started, False
+        finished = False
         try:
             code = process.wait(timeout=timeout)
+            finished = True
             return code, time.monotonic() - started, False
         except subprocess.TimeoutExpired:
-            # The launcher's whole process group: ranks must not outlive the run.
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            stop_job(process)
+            finished = True
             return None, time.monotonic() - started, True
+        finally:
+            if not finished:
+                # Interrupted (Ctrl-C, SIGTERM, SIGHUP) or failing: the job must
+                # not run on beside a later --resume.
+                stop_job(process)
+
+
+def disk_is_full(directory):
+    try:
+        return os.statvfs(directory).f_bavail == 0
+    except OSError:
+        return False
+
+
+def take_report(directory, report_path):
+    """The attempt's own report becomes report.json (a stale job's never does)."""
+    if report_path.exists():
+        try:
+            os.replace(report_path, directory / "report.json")
+        except OSError as error:
+            raise OutputError(f"cannot rename {report_path} to report.json: {error.strerror}") from error
 
 
 def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
     directory = output / "runs" / run_id(index, side)
     directory.mkdir(parents=True)
-    report_path = (directory / "report.json").resolve()
+    # A report name of this attempt's own: a job of an earlier attempt that
+    # survived (a rank outside the launcher's process group, a harmonize-ab
+    # killed with SIGKILL) writes to the name it was given, never to ours.
+    attempt = uuid.uuid4().hex[:12]
+    report_path = (directory / f"report-{attempt}.json").resolve()
     argv = side_command(plan, side, report_path, harmonize_run, launcher_kind)
-    (directory / "command.txt").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")
+    write_text(directory / "command.txt", " ".join(shlex.quote(a) for a in argv) + "\n")
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     code, seconds, timed_out = execute(argv, directory, timeout)
+    take_report(directory, report_path)
     mode = plan["modes"][side]
     errors, rows = check_run(directory, mode, code)
     if timed_out:
         errors.insert(0, f"timed out after {timeout} s and was killed")
+    if disk_is_full(directory):
+        errors.insert(0, f"the disk holding {directory} is full: the run's output may be cut short")
     status = {"id": run_id(index, side), "index": index, "side": side, "mode": mode,
-              "started": started, "seconds": round(seconds, 3), "exit_code": code,
+              "attempt": attempt, "started": started, "seconds": round(seconds, 3), "exit_code": code,
               "rows": rows, "ok": not errors, "errors": errors}
     write_json(directory / "status.json", status)
     return status
@@ -255,7 +419,8 @@ class Progress:
 
 def preflight(plan, output, harmonize_run, launcher_kind, side):
     """harmonize-run --dry-run once: a missing library or launcher is one clear
-    error before any run, not the same failure in every run."""
+    error before any run, not the same failure in every run. Returns its notes
+    (e.g. which MPI's build it took), worth saying once rather than per run."""
     argv = side_command(plan, side, (output / "preflight.json").resolve(), harmonize_run, launcher_kind)
     argv.insert(1, "--dry-run")
     try:
@@ -263,8 +428,10 @@ def preflight(plan, output, harmonize_run, launcher_kind, side):
     except OSError as error:
         raise PlanError(f"cannot run {harmonize_run}: {error}") from error
     if check.returncode != 0:
-        raise PlanError(check.stderr.strip().removeprefix("harmonize-run: ") or
+        raise PlanError(check.stderr.strip().removeprefix("harmonize-run: ").removeprefix("error: ") or
                         f"harmonize-run --dry-run exited with status {check.returncode}")
+    return [line.removeprefix("harmonize-run: ") for line in check.stderr.splitlines()
+            if line.startswith("harmonize-run: note:")]
 
 
 def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False):
@@ -293,7 +460,8 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False):
         except tool.UsageError as error:
             raise PlanError(str(error)) from error
     if todo:
-        preflight(plan, output, harmonize_run, launcher_kind, todo[0][1])
+        for note in preflight(plan, output, harmonize_run, launcher_kind, todo[0][1]):
+            progress.say(note)
     statuses = []
     for index, side in todo:
         progress.started(index, side, plan["modes"][side])
@@ -311,6 +479,24 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False):
     return statuses
 
 
+def load_run(directory):
+    """(status, rows, report) of one run directory; rows and report only for a
+    run that counts (ok, not an attempt set aside). DamagedFile names the file."""
+    superseded = ".failed-" in directory.name  # moved aside by --resume: listed, never counted
+    if not (directory / "status.json").exists():
+        return {"id": directory.name, "ok": False, "superseded": superseded,
+                "errors": ["interrupted: no status.json (run again with --resume)"]}, None, None
+    status = read_status(directory)
+    status["superseded"] = superseded
+    if superseded:
+        status["id"] = directory.name
+        return status, None, None
+    if not status["ok"]:
+        return status, None, None
+    rows, report = read_results(directory, status)
+    return status, rows, report
+
+
 def collect(output, plan):
     """Everything on disk: (ok runs as dicts, failed run statuses)."""
     ok_runs = []
@@ -319,28 +505,20 @@ def collect(output, plan):
     for directory in sorted(runs_dir.iterdir()) if runs_dir.exists() else []:
         if not directory.is_dir():
             continue
-        status_path = directory / "status.json"
-        # Earlier attempts that --resume moved aside: listed, never counted.
-        superseded = ".failed-" in directory.name
-        if not status_path.exists():
-            failed.append({"id": directory.name, "ok": False, "superseded": superseded,
-                           "errors": ["interrupted: no status.json (run again with --resume)"],
-                           "log": str(directory)})
-            continue
-        status = read_json(status_path)
+        try:
+            status, rows, report = load_run(directory)
+        except DamagedFile as error:
+            # One damaged run is listed, not fatal: the others still count.
+            superseded = ".failed-" in directory.name
+            status = {"id": directory.name, "ok": False, "superseded": superseded,
+                      "errors": [str(error) + ("" if superseded else "; rerun it with --resume")]}
+            rows = None
         status["log"] = str(directory)
-        if not status.get("ok") or superseded:
-            status["superseded"] = superseded
-            if superseded:
-                status["id"] = directory.name
+        if rows is None:
             failed.append(status)
             continue
         if status["side"] not in plan["sides"]:
             continue
-        rows = parse_output((directory / "stdout.txt").read_text(errors="replace")).rows
-        report = None
-        if (directory / "report.json").exists():
-            report = read_json(directory / "report.json")
         ranks = ((report or {}).get("job") or {}).get("ranks")
         for row in rows:
             if row.processes is None and ranks:

@@ -120,10 +120,31 @@ def library_rows(summary):
     return rows
 
 
+def library_notes(summary):
+    """Why a side that should have statistics shows none (mode off never has any)."""
+    notes = []
+    for side in summary["sides"]:
+        mode = summary["modes"][side]
+        merged = (summary.get("library") or {}).get(side)
+        if mode == "off" or (merged and merged["communicators"]):
+            continue
+        if merged:
+            notes.append(f"{side} {mode}: {merged['runs']} report(s) list no communicator "
+                         "(harmonize tracked no MPI_Barrier call)")
+        else:
+            notes.append(f"{side} {mode}: no report (no run of this side succeeded)")
+    return notes
+
+
 def library_table(summary):
     rows = library_rows(summary)
+    notes = library_notes(summary)
     if not rows:
-        return "library statistics: no report from any run (mode off, or HARMONIZE_REPORT=none)"
+        if all(summary["modes"][side] == "off" for side in summary["sides"]):
+            return "library statistics: none (mode off writes no report)"
+        reported = any((summary.get("library") or {}).get(side) for side in summary["sides"])
+        title = "library statistics: none" if reported else "library statistics: no report from any run"
+        return "\n".join([title] + [f"  {note}" for note in notes])
     header = ["side", "comm", "runs", "calls", "harmonized", "missed", "fail", "resyncs",
               "skew p50", "skew p99", "skew max", "slack final"]
     table = [[r["side"] + " " + r["mode"], r["communicator"], r["runs"], r["calls"], r["harmonized_calls"],
@@ -138,6 +159,8 @@ def library_table(summary):
                  for r in rows]
         text += "\n\nground-truth exit skew (test clocks)\n" + format_table(
             ["side", "comm", "p50", "p99", "max"], truth, ["<", "<", ">", ">", ">"])
+    if notes:
+        text += "\n" + "\n".join(notes)
     return text
 
 

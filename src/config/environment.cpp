@@ -1,16 +1,13 @@
 // The impure edge of the config layer: environ and the file system.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "config/policy.hpp"
+#include "config/preset_file.hpp"
+#include "config/report_target.hpp"
 
 extern char** environ;
 
 namespace harmonize::config {
 
-PolicyResult load_policy_from_environment() {
+PolicyResult load_policy_from_environment(bool writes_report) {
   Environment environment;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
@@ -19,21 +16,9 @@ PolicyResult load_policy_from_environment() {
     if (equals == std::string_view::npos) continue;
     environment.emplace(std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)));
   }
-  auto read_file = [](const std::string& path, std::string& why) -> std::optional<std::string> {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      why = std::strerror(errno);
-      return std::nullopt;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) {
-      why = "read error";
-      return std::nullopt;
-    }
-    return text.str();
-  };
-  return build_policy(environment, read_file);
+  PolicyResult result = build_policy(environment, read_preset_file);
+  if (result.ok() && writes_report) check_report_target(result);
+  return result;
 }
 
 }  // namespace harmonize::config

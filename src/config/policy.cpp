@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "config/canonical.hpp"
+#include "config/display.hpp"
 #include "config/preset.hpp"
 #include "config/suggest.hpp"
 #include "config/values.hpp"
@@ -12,8 +14,9 @@ namespace {
 
 constexpr std::string_view kPrefix = "HARMONIZE_";
 
+// NAME='value' for messages, both made safe for one terminal line.
 std::string quoted(const std::string& name, const std::string& value) {
-  return name + "='" + value + "'";
+  return display_value(name) + "='" + display_value(value) + "'";
 }
 
 // Index of `value` among the '|'-separated choices, or -1.
@@ -65,9 +68,13 @@ std::string check_value(const Variable& v, const std::string& value) {
     case Kind::text:
       ok = true;
       break;
+    case Kind::report:
+      // The file system is checked at MPI_Init (report_target.hpp); a name
+      // that cannot be a file is wrong in any mode.
+      ok = !value.empty() && value.back() != '/';
+      break;
   }
-  return ok ? std::string()
-            : quoted(std::string(v.name), value) + " is not valid: expected " + accepted_values(v);
+  return ok ? std::string() : " is not valid: expected " + accepted_values(v);
 }
 
 template <typename Enum>
@@ -105,6 +112,7 @@ void fill_policy(PolicyResult& result) {
   p.report = text("HARMONIZE_REPORT");
   p.quiet = text("HARMONIZE_QUIET") == "1";
   p.verbose = text("HARMONIZE_VERBOSE") == "1";
+  p.startup_timeout = *parse_duration(text("HARMONIZE_STARTUP_TIMEOUT"));
   p.test_clock_offset = *parse_duration(text("HARMONIZE_TEST_CLOCK_OFFSET"));
   p.test_clock_drift = *parse_ppm(text("HARMONIZE_TEST_CLOCK_DRIFT")) * 1e-6;
   p.test_clock_seed = static_cast<std::uint64_t>(integer("HARMONIZE_TEST_CLOCK_SEED"));
@@ -114,32 +122,52 @@ void fill_policy(PolicyResult& result) {
 // Checks that need more than one variable.
 void check_combinations(PolicyResult& result) {
   const Policy& p = result.policy;
+  auto shown = [&](const char* name) { return quoted(name, result.effective[name]); };
   if (p.slack_min && p.slack_max && *p.slack_min > *p.slack_max) {
-    result.errors.push_back("HARMONIZE_SLACK_MIN='" + result.effective["HARMONIZE_SLACK_MIN"] +
-                            "' is larger than HARMONIZE_SLACK_MAX='" +
-                            result.effective["HARMONIZE_SLACK_MAX"] + "': expected MIN <= MAX");
+    result.errors.push_back(shown("HARMONIZE_SLACK_MIN") + " is larger than " +
+                            shown("HARMONIZE_SLACK_MAX") + ": expected MIN <= MAX");
   }
   if (p.slack &&
       ((p.slack_min && *p.slack < *p.slack_min) || (p.slack_max && *p.slack > *p.slack_max))) {
-    result.errors.push_back("HARMONIZE_SLACK='" + result.effective["HARMONIZE_SLACK"] +
-                            "' is outside [HARMONIZE_SLACK_MIN, HARMONIZE_SLACK_MAX]: expected a "
+    result.errors.push_back(shown("HARMONIZE_SLACK") +
+                            " is outside [HARMONIZE_SLACK_MIN, HARMONIZE_SLACK_MAX]: expected a "
                             "slack within its bounds");
+  }
+  // Each is at most kMaxSyncPingpongs, so the product cannot overflow.
+  const long long pingpongs = static_cast<long long>(p.fitpoints) * p.pingpongs;
+  if (pingpongs > kMaxSyncPingpongs) {
+    const std::string bound = std::to_string(kMaxSyncPingpongs);
+    result.errors.push_back(shown("HARMONIZE_FITPOINTS") + " x " + shown("HARMONIZE_PINGPONGS") +
+                            " is not valid: " + std::to_string(pingpongs) +
+                            " ping-pongs per pair in each sync round, expected at most " + bound +
+                            " (at 20-60us a ping-pong, a round of " + bound + " takes 0.2-0.6s)");
   }
 }
 
-void apply(PolicyResult& result, const std::string& name, const std::string& value,
+void apply(PolicyResult& result, const std::string& name, const std::string& raw_value,
            const std::string& origin, const std::string& where) {
   const Variable* variable = find_variable(name);
+  if (variable == nullptr && is_script_variable(name)) {
+    // Forwarded by launchers that hand on the whole environment: ignored.
+    if (origin == "environment") return;
+    result.errors.push_back(where + quoted(name, raw_value) +
+                            " is read by the scripts (harmonize-run) from the environment; a "
+                            "preset cannot set it");
+    return;
+  }
   if (variable == nullptr) {
-    std::string line = where + "unknown variable " + quoted(name, value);
+    std::string line = where + "unknown variable " + quoted(name, raw_value);
     const std::string suggestion = closest_variable(name);
     line +=
         suggestion.empty() ? "; see the README for the list" : "; did you mean " + suggestion + "?";
     result.errors.push_back(line);
     return;
   }
+  // Blanks around a value are never meant (a preset line is trimmed the same
+  // way), whatever its kind; the message shows the value as given.
+  const std::string value(trim(raw_value));
   if (std::string problem = check_value(*variable, value); !problem.empty()) {
-    result.errors.push_back(where + problem);
+    result.errors.push_back(where + quoted(name, raw_value) + problem);
     return;
   }
   result.effective[name] = value;
@@ -157,12 +185,12 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
 
   // The preset first, so that the environment overrides it.
   if (auto it = environment.find("HARMONIZE_CONFIG");
-      it != environment.end() && !it->second.empty()) {
-    const std::string& path = it->second;
+      it != environment.end() && !trim(it->second).empty()) {
+    const std::string path(trim(it->second));
     std::string why;
     if (auto text = read_file(path, why)) {
       const Preset preset = parse_preset(*text);
-      const std::string where = "HARMONIZE_CONFIG=" + path + ": ";
+      const std::string where = "HARMONIZE_CONFIG=" + display_value(path) + ": ";
       for (const std::string& error : preset.errors) result.errors.push_back(where + error);
       for (const PresetEntry& entry : preset.entries) {
         const std::string line_where = where + "line " + std::to_string(entry.line) + ": ";
@@ -182,6 +210,11 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
     apply(result, name, value, "environment", "");
   }
 
+  // Only validated values ever reach `effective`, so every one parses.
+  for (const Variable& variable : all_variables()) {
+    const std::string name(variable.name);
+    result.canonical[name] = canonical_value(variable, result.effective[name]);
+  }
   if (result.ok()) {
     fill_policy(result);
     check_combinations(result);

@@ -36,8 +36,9 @@ struct Policy {
   std::string report;  // template; "none" disables the file
   bool quiet = false;
   bool verbose = false;
-  double test_clock_offset = 0;  // seconds, bound of |offset|
-  double test_clock_drift = 0;   // fraction (50 ppm = 5e-5), bound of |drift|
+  double startup_timeout = 30.0;  // seconds MPI_Init waits for every rank to load the library
+  double test_clock_offset = 0;   // seconds, bound of |offset|
+  double test_clock_drift = 0;    // fraction (50 ppm = 5e-5), bound of |drift|
   std::uint64_t test_clock_seed = 1;
   int test_node_size = 0;
 
@@ -51,6 +52,9 @@ struct PolicyResult {
   // what the verbose output and the report show.
   std::map<std::string, std::string> effective;
   std::map<std::string, std::string> origin;  // "default", "preset", "environment"
+  // Every variable's parsed value as text, equal for equal values however
+  // spelled ("20us", "20000ns"): what the ranks compare with each other.
+  std::map<std::string, std::string> canonical;
   // One complete line each (without the "harmonize: " prefix).
   std::vector<std::string> errors;
   bool ok() const { return errors.empty(); }
@@ -62,8 +66,12 @@ using FileReader =
 
 PolicyResult build_policy(const Environment& environment, const FileReader& read_file);
 
-// Reads environ and the preset file named by HARMONIZE_CONFIG.
-PolicyResult load_policy_from_environment();
+// Reads environ and the preset file named by HARMONIZE_CONFIG (a regular
+// file of at most 1 MiB), and checks that the report can be written.
+// `writes_report`: this process is the one that writes the report (world
+// rank 0), so it checks at once that HARMONIZE_REPORT can be written; the
+// others cannot know (the directory may exist on rank 0's node only).
+PolicyResult load_policy_from_environment(bool writes_report = true);
 
 // Names of the enums, as the variables spell them.
 const char* to_string(Mode mode);

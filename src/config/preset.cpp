@@ -1,5 +1,6 @@
 #include "config/preset.hpp"
 
+#include "config/display.hpp"
 #include "config/values.hpp"
 
 namespace harmonize::config {
@@ -18,6 +19,9 @@ bool is_key(std::string_view key) {
 
 Preset parse_preset(std::string_view text) {
   Preset preset;
+  // A byte order mark, as some editors write it, marks the encoding and is
+  // no part of the first key.
+  if (text.rfind("\xef\xbb\xbf", 0) == 0) text.remove_prefix(3);
   int number = 0;
   while (!text.empty() || number == 0) {
     const auto end = text.find('\n');
@@ -36,7 +40,7 @@ Preset parse_preset(std::string_view text) {
         equals == std::string_view::npos ? line : trim(line.substr(0, equals));
     if (equals == std::string_view::npos || !is_key(key)) {
       preset.errors.push_back("line " + std::to_string(number) + ": expected KEY=VALUE, got '" +
-                              std::string(line) + "'");
+                              display_value(line) + "'");
     } else {
       std::string_view value = trim(line.substr(equals + 1));
       // Shell-style quotes are common in .env files; accept one matching pair.

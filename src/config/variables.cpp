@@ -41,23 +41,30 @@ constexpr std::array kVariables{
              "offset-only or offset+drift model (auto: the scheme's best)"},
     Variable{"HARMONIZE_OFFSET_ALG", Kind::choice, "skampi", "skampi|meanrtt", 0, 0,
              "clock offset estimation"},
-    Variable{"HARMONIZE_FITPOINTS", Kind::integer, "8", "", 1, 100000,
-             "fit points per clock model (effort of the sync)"},
-    Variable{"HARMONIZE_PINGPONGS", Kind::integer, "10", "", 1, 100000,
-             "ping-pongs per fit point (effort of the sync)"},
+    Variable{
+        "HARMONIZE_FITPOINTS", Kind::integer, "8", "", 1, kMaxSyncPingpongs,
+        "fit points per clock model (effort of the sync; fitpoints x pingpongs at most 10000)"},
+    Variable{"HARMONIZE_PINGPONGS", Kind::integer, "10", "", 1, kMaxSyncPingpongs,
+             "ping-pongs per fit point (effort of the sync; fitpoints x pingpongs at most 10000)"},
     Variable{"HARMONIZE_MINRTT_PATIENCE", Kind::integer, "0", "", 0, 100000,
              "stop a fit point's ping-pongs once the minimum RTT has not improved for this many "
              "exchanges (0: always do all)"},
     Variable{"HARMONIZE_TIMESOURCE", Kind::choice, "monotonic", "monotonic|tsc|wtime", 0, 0,
              "local time source"},
-    Variable{"HARMONIZE_REPORT", Kind::text, "harmonize-%j.json", "", 0, 0,
-             "report file template (%j job id or pid of rank 0, %h host, %% percent), or none"},
+    Variable{"HARMONIZE_REPORT", Kind::report, "harmonize-%j.json", "", 0, 0,
+             "report file written by rank 0 at MPI_Finalize (modes observe and harmonize); "
+             "checked at MPI_Init: its directory must accept a new file (a device such as "
+             "/dev/null or /dev/stdout is written as it is)"},
     Variable{"HARMONIZE_QUIET", Kind::flag, "0", "", 0, 1, "1: no summary line on stderr"},
     Variable{"HARMONIZE_VERBOSE", Kind::flag, "0", "", 0, 1,
              "1: print the effective configuration at MPI_Init and counters at MPI_Finalize "
              "(rank 0)"},
+    Variable{"HARMONIZE_STARTUP_TIMEOUT", Kind::duration, "30s", "", 1.0, 3600.0,
+             "how long MPI_Init waits for every rank to load the library before stopping the job "
+             "(ranks launched without LD_PRELOAD)"},
     Variable{"HARMONIZE_CONFIG", Kind::text, "", "", 0, 0,
-             "preset file of KEY=VALUE lines; the environment overrides it"},
+             "preset file of KEY=VALUE lines (a regular file of at most 1 MiB); the environment "
+             "overrides it"},
     Variable{"HARMONIZE_TEST_CLOCK_OFFSET", Kind::duration, "0s", "", 0, 10.0,
              "testing: each (virtual) node's clock gets a known offset within +-this"},
     Variable{"HARMONIZE_TEST_CLOCK_DRIFT", Kind::ppm, "0ppm", "", 0, 10000,
@@ -69,10 +76,27 @@ constexpr std::array kVariables{
              "(0: one rank per virtual node when test clocks are on)"},
 };
 
+constexpr std::array kScriptVariables{
+    ScriptVariable{"HARMONIZE_LIBRARY",
+                   "scripts/harmonize-run: the libharmonize.so to preload; the library accepts and "
+                   "ignores it"},
+};
+
 }  // namespace
 
 std::span<const Variable> all_variables() {
   return kVariables;
+}
+
+std::span<const ScriptVariable> script_variables() {
+  return kScriptVariables;
+}
+
+bool is_script_variable(std::string_view name) {
+  for (const ScriptVariable& variable : kScriptVariables) {
+    if (variable.name == name) return true;
+  }
+  return false;
 }
 
 const Variable* find_variable(std::string_view name) {
@@ -110,6 +134,8 @@ std::string accepted_values(const Variable& v) {
       return "a drift with unit ppm, from 0ppm to " + format_number(v.max) + "ppm (e.g. 50ppm)";
     case Kind::text:
       return "any text";
+    case Kind::report:
+      return "'none' or a file name template (%j job id or pid of rank 0, %h host, %% percent)";
   }
   return "";
 }

@@ -3,6 +3,7 @@
 // mean" suggestion and the README table are all derived from it, so a new
 // variable is added here and nowhere else.
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace harmonize::config {
@@ -15,7 +16,8 @@ enum class Kind {
   integer,           // whole number within [min, max]
   flag,              // 0 or 1
   ppm,               // number with the unit ppm, |value| within [min, max]
-  text,              // free text (paths, templates)
+  text,              // free text (paths)
+  report,            // "none" or a report file name template (not "" nor ending in '/')
 };
 
 struct Variable {
@@ -30,6 +32,25 @@ struct Variable {
 
 std::span<const Variable> all_variables();
 const Variable* find_variable(std::string_view name);
+
+// Variables the scripts (scripts/harmonize-run) read for themselves. A
+// launcher that forwards the whole environment (MPICH's Hydra, srun) hands
+// them to the ranks too, so the library accepts and ignores them rather than
+// stopping the job as "unknown". Kept in one place; a test greps scripts/.
+struct ScriptVariable {
+  std::string_view name;
+  std::string_view help;
+};
+std::span<const ScriptVariable> script_variables();
+bool is_script_variable(std::string_view name);
+
+// Bound of the sync effort HARMONIZE_FITPOINTS x HARMONIZE_PINGPONGS: the
+// ping-pongs each pair exchanges per round of HCA3 (a sync has ceil(log2
+// nodes) rounds, and a resync costs the same). At the 20-60 us a ping-pong
+// takes over TCP, 10000 make a round of 0.2-0.6 s (up to twice that when
+// stalled fit points are measured again): slow but finite, where 10^10 never
+// ends. The tuned default is 80, config/precise.env 960.
+inline constexpr long long kMaxSyncPingpongs = 10000;
 
 // "what is accepted" wording for error messages, derived from the entry.
 std::string accepted_values(const Variable& variable);

@@ -1,7 +1,9 @@
 #pragma once
 // What the library keeps per user communicator, attached to it as an MPI
-// attribute (freed with it). All internal traffic runs on `internal`, a
-// private duplicate: the user's communicator never sees our messages.
+// attribute (freed with it). It costs the program no communicator: the
+// barrier's own reduce and broadcast run on the user's communicator (every
+// member calls them in the same order inside MPI_Barrier), and point-to-point
+// sync traffic runs on the library's private world (docs/barrier.md).
 #include <mpi.h>
 
 #include <cstdint>
@@ -54,9 +56,12 @@ struct CommRecord {
 
 struct CommState {
   MPI_Comm user = MPI_COMM_NULL;
-  MPI_Comm internal = MPI_COMM_NULL;  // private duplicate; NULL for self/inter
   CommKind kind = CommKind::intra;
   bool is_world = false;
+  // Set when the library cannot serve this communicator (an internal MPI call
+  // failed, members outside MPI_COMM_WORLD): its barriers are native from
+  // then on, counted and reported with this reason. Agreed by all members.
+  std::string not_harmonized;
   int rank = 0;
   int size = 1;
   CommRecord record;

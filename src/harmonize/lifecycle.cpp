@@ -5,18 +5,18 @@
 #include <cstdio>
 #include <memory>
 
+#include "config/display.hpp"
 #include "config/policy.hpp"
 #include "config/variables.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/startup_check.hpp"
-#include "sync/mpi/mpi_transport.hpp"
 
 namespace harmonize {
 namespace {
 
 struct Library {
   config::PolicyResult configuration;
-  MPI_Comm world = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD
+  MPI_Comm world = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD; none in mode off
   int rank = 0;
   int size = 1;
   std::atomic<std::uint64_t> c_calls{0};
@@ -32,39 +32,66 @@ void print_configuration(const config::PolicyResult& result) {
   std::fprintf(stderr, "harmonize: effective configuration:\n");
   for (const config::Variable& variable : config::all_variables()) {
     const std::string name(variable.name);
+    // Values are the user's text: escaped and cut, one line each.
     std::fprintf(stderr, "harmonize:   %-28s = %-18s (%s)\n", name.c_str(),
-                 result.effective.at(name).c_str(), result.origin.at(name).c_str());
+                 config::display_value(result.effective.at(name)).c_str(),
+                 config::display_value(result.origin.at(name)).c_str());
   }
 }
 
 void print_counters(const Library& library) {
   std::uint64_t mine[2] = {library.c_calls.load(), library.fortran_calls.load()};
-  std::uint64_t total[2] = {0, 0};
-  PMPI_Reduce(mine, total, 2, MPI_UINT64_T, MPI_SUM, 0, library.world);
-  if (library.rank == 0) {
-    std::fprintf(stderr,
-                 "harmonize: intercepted %llu MPI_Barrier calls on %d ranks (C %llu, Fortran "
-                 "%llu)\n",
-                 static_cast<unsigned long long>(total[0] + total[1]), library.size,
-                 static_cast<unsigned long long>(total[0]),
-                 static_cast<unsigned long long>(total[1]));
+  std::uint64_t total[2] = {mine[0], mine[1]};
+  std::string who = "on rank " + std::to_string(library.rank);
+  // Mode off makes no collective: there every rank speaks for itself.
+  if (library.world != MPI_COMM_NULL &&
+      PMPI_Reduce(mine, total, 2, MPI_UINT64_T, MPI_SUM, 0, library.world) == MPI_SUCCESS) {
+    if (library.rank != 0) return;
+    who = "on " + std::to_string(library.size) + " ranks";
   }
+  std::fprintf(stderr, "harmonize: intercepted %llu MPI_Barrier calls %s (C %llu, Fortran %llu)\n",
+               static_cast<unsigned long long>(total[0] + total[1]), who.c_str(),
+               static_cast<unsigned long long>(total[0]),
+               static_cast<unsigned long long>(total[1]));
 }
 
-}  // namespace
+// Nothing thrown inside the library may reach the host program: every entry
+// from the shims (C and Fortran) comes through one of these guards.
+void report_internal_error(const char* where, const char* what) {
+  std::fprintf(stderr, "harmonize: error: internal error in %s: %s\n", where, what);
+  std::fflush(stderr);
+}
 
-int initialize_library() {
+template <typename Body>
+int guarded(const char* where, int on_error, Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    report_internal_error(where, error.what());
+  } catch (...) {
+    report_internal_error(where, "unknown exception");
+  }
+  return on_error;
+}
+
+int initialize_unguarded() {
   if (g_library != nullptr) return MPI_SUCCESS;  // MPI_Init_thread after MPI_Init: MPI errs
   auto library = std::make_unique<Library>();
-  library->configuration = config::load_policy_from_environment();
-  library->world = sync::private_copy(MPI_COMM_WORLD);
-  PMPI_Comm_set_name(library->world, "harmonize-private-world");
-  PMPI_Comm_rank(library->world, &library->rank);
-  PMPI_Comm_size(library->world, &library->size);
-  stop_job_on_policy_errors(library->configuration, library->world);
-  stop_job_on_policy_disagreement(library->configuration, library->world);
-
+  (void)PMPI_Comm_rank(MPI_COMM_WORLD, &library->rank);
+  (void)PMPI_Comm_size(MPI_COMM_WORLD, &library->size);
+  library->configuration = config::load_policy_from_environment(library->rank == 0);
   const config::Policy& policy = library->configuration.policy;
+  if (library->configuration.ok() && policy.mode == config::Mode::off) {
+    // Pure pass-through: not a single collective, so ranks launched without
+    // the library (or with another mode) can never be kept waiting.
+    stop_alone_on_policy_errors(library->configuration);
+  } else {
+    library->world = join_private_world(policy.startup_timeout);
+    (void)PMPI_Comm_set_name(library->world, "harmonize-private-world");
+    stop_job_on_policy_errors(library->configuration, library->world);
+    stop_job_on_policy_disagreement(library->configuration, library->world);
+  }
+
   if (policy.verbose && library->rank == 0) print_configuration(library->configuration);
   library->session = Session::create(library->configuration, library->world);
   g_intercept_barrier = policy.verbose || policy.mode != config::Mode::off;
@@ -72,7 +99,7 @@ int initialize_library() {
   return MPI_SUCCESS;
 }
 
-void finalize_library() {
+void finalize_unguarded() {
   if (g_library == nullptr) return;
   g_intercept_barrier = false;
   std::unique_ptr<Library> library(g_library);
@@ -80,30 +107,53 @@ void finalize_library() {
   library->session->finish();
   if (library->configuration.policy.verbose) print_counters(*library);
   library->session.reset();
-  PMPI_Comm_free(&library->world);
+  if (library->world != MPI_COMM_NULL) (void)PMPI_Comm_free(&library->world);
 }
 
-int intercepted_barrier(MPI_Comm comm, Entry entry) {
+}  // namespace
+
+int initialize_library() noexcept {
+  const int status = guarded("MPI_Init", MPI_ERR_INTERN, initialize_unguarded);
+  if (status != MPI_SUCCESS) {
+    // The other ranks may be in the library's start-up collectives: a job
+    // half set up can only be stopped, with the line above saying why.
+    std::fprintf(stderr, "harmonize: error: stopping the job before it runs (exit status 2)\n");
+    std::fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return status;
+}
+
+void finalize_library() noexcept {
+  guarded("MPI_Finalize", MPI_ERR_INTERN, [] {
+    finalize_unguarded();
+    return MPI_SUCCESS;
+  });
+}
+
+int intercepted_barrier(MPI_Comm comm, Entry entry) noexcept {
   Library* library = g_library;
   if (library == nullptr) return PMPI_Barrier(comm);
   (entry == Entry::c ? library->c_calls : library->fortran_calls)
       .fetch_add(1, std::memory_order_relaxed);
-  return library->session->barrier(comm);
+  return guarded("MPI_Barrier", MPI_ERR_INTERN, [&] { return library->session->barrier(comm); });
 }
 
-int harmonize_barrier(MPI_Comm comm, int* flag) {
+int harmonize_barrier(MPI_Comm comm, int* flag) noexcept {
   Library* library = g_library;
   if (library == nullptr) return MPI_ERR_OTHER;  // before MPI_Init or after MPI_Finalize
-  return library->session->harmonize(comm, flag);
+  return guarded("MPIX_Harmonize", MPI_ERR_INTERN,
+                 [&] { return library->session->harmonize(comm, flag); });
 }
 
-int last_harmonize_flag(MPI_Comm comm, int* flag) {
+int last_harmonize_flag(MPI_Comm comm, int* flag) noexcept {
   Library* library = g_library;
   if (library == nullptr) {
     if (flag != nullptr) *flag = -1;
     return MPI_SUCCESS;
   }
-  return library->session->last_flag(comm, flag);
+  return guarded("MPIX_Harmonize_last_flag", MPI_ERR_INTERN,
+                 [&] { return library->session->last_flag(comm, flag); });
 }
 
 }  // namespace harmonize

@@ -11,19 +11,23 @@ enum class Entry { c, fortran };
 // (mode off without verbose, or before MPI_Init / after MPI_Finalize).
 inline bool g_intercept_barrier = false;
 
+// Every entry is noexcept: no C++ exception ever reaches the host program
+// (an internal one becomes one "harmonize: error:" line and an MPI error code).
+
 // Loads and checks the policy (stopping the job with one clear line on bad
 // input), builds the world clock when the mode needs one. Collective over
-// MPI_COMM_WORLD. Returns MPI_SUCCESS.
-int initialize_library();
+// MPI_COMM_WORLD, except in mode off, which makes no collective at all.
+// Returns MPI_SUCCESS.
+int initialize_library() noexcept;
 
 // Gathers statistics, writes the report, frees internal communicators.
-// Collective over MPI_COMM_WORLD. Safe to skip: a program that never calls
-// MPI_Finalize loses the report, nothing else (no static destructor of ours
-// touches MPI).
-void finalize_library();
+// Collective over MPI_COMM_WORLD (mode off: local). Safe to skip: a program
+// that never calls MPI_Finalize loses the report, nothing else (no static
+// destructor of ours touches MPI).
+void finalize_library() noexcept;
 
-int intercepted_barrier(MPI_Comm comm, Entry entry);
-int harmonize_barrier(MPI_Comm comm, int* flag);
-int last_harmonize_flag(MPI_Comm comm, int* flag);
+int intercepted_barrier(MPI_Comm comm, Entry entry) noexcept;
+int harmonize_barrier(MPI_Comm comm, int* flag) noexcept;
+int last_harmonize_flag(MPI_Comm comm, int* flag) noexcept;
 
 }  // namespace harmonize

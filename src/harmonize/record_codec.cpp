@@ -25,6 +25,7 @@ void append_record(std::vector<double>& out, const CommRecord& r) {
   out.push_back(r.rank);
   append_text(out, r.stats.name);
   append_text(out, r.stats.kind);
+  append_text(out, r.stats.not_harmonized_reason);
   out.push_back(static_cast<double>(r.missed_any));
   out.push_back(static_cast<double>(r.space_violations));
   out.push_back(static_cast<double>(r.pending.size()));
@@ -54,8 +55,9 @@ std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in
     r.key.root_world_rank = static_cast<std::uint64_t>(in[at++]);
     r.key.serial = static_cast<std::uint64_t>(in[at++]);
     r.rank = static_cast<int>(in[at++]);
-    std::string name, kind;
-    if (!read_text(in, at, name) || !read_text(in, at, kind)) return std::nullopt;
+    std::string name, kind, reason;
+    if (!read_text(in, at, name) || !read_text(in, at, kind) || !read_text(in, at, reason))
+      return std::nullopt;
     if (at + 3 > in.size()) return std::nullopt;
     r.missed_any = static_cast<std::uint64_t>(in[at++]);
     r.space_violations = static_cast<std::uint64_t>(in[at++]);
@@ -74,6 +76,7 @@ std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in
     r.stats = std::move(*stats);
     r.stats.name = name;
     r.stats.kind = kind;
+    r.stats.not_harmonized_reason = reason;
     records.push_back(std::move(r));
   }
   return records;

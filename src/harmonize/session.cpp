@@ -7,13 +7,15 @@
 #include <cstdio>
 #include <ctime>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "harmonize/record_codec.hpp"
 #include "harmonize/session_impl.hpp"
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
-#include "sync/mpi/mpi_transport.hpp"
+#include "sync/mpi/group_transport.hpp"
+#include "sync/mpi/mpi_error.hpp"
 #include "sync/mpi/topology.hpp"
 
 namespace harmonize {
@@ -96,15 +98,21 @@ std::unique_ptr<Session> Session::create(const config::PolicyResult& configurati
 
 SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm private_world)
     : configuration_(configuration), policy_(configuration_.policy), world_(private_world) {
-  PMPI_Comm_rank(world_, &world_rank_);
-  PMPI_Comm_size(world_, &world_size_);
+  // Local calls on MPI_COMM_WORLD: in mode off there is no private world.
+  sync::check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank_), "PMPI_Comm_rank");
+  sync::check_mpi(PMPI_Comm_size(MPI_COMM_WORLD, &world_size_), "PMPI_Comm_size");
   started_ = now_iso8601();
   std::string error;
   clocks_ = make_clock_setup(policy_, world_rank_, error);
   stop_on_error(error);
-  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &delete_state, &keyval_, this);
-  oversubscribed_ = sync::node_is_oversubscribed(world_);
+  sync::check_mpi(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &delete_state, &keyval_, this),
+                  "PMPI_Comm_create_keyval");
+  if (world_ == MPI_COMM_NULL) return;  // mode off: no collective at all
+  crowding_ = sync::node_crowding(world_);
+  oversubscribed_ = crowding_.oversubscribed;
   clocks_.sync_settings.yield_while_waiting = oversubscribed_;
+  layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
+                                clocks_.sync_settings.scheme == sync::Scheme::h3hca);
   if (policy_.needs_clock()) sync_world_clock();
 }
 
@@ -113,13 +121,19 @@ SessionImpl::~SessionImpl() = default;
 void SessionImpl::stop_on_error(const std::string& error) {
   config::PolicyResult result;
   if (!error.empty()) result.errors.push_back(error);
-  stop_job_on_policy_errors(result, world_);
+  if (world_ == MPI_COMM_NULL) {
+    stop_alone_on_policy_errors(result);
+  } else {
+    stop_job_on_policy_errors(result, world_);
+  }
 }
 
 void SessionImpl::sync_world_clock() {
-  world_sync_ = sync::CommClockSync::create(MPI_COMM_WORLD, clocks_.sync_settings,
-                                            clock::GlobalClock(*clocks_.local, {}),
-                                            clocks_.virtual_node_of_rank);
+  std::vector<int> everybody(static_cast<std::size_t>(world_size_));
+  std::iota(everybody.begin(), everybody.end(), 0);
+  world_sync_ = sync::CommClockSync::create(
+      std::make_unique<sync::GroupTransport>(world_, std::move(everybody), sync::kWorldGroupTag),
+      clocks_.sync_settings, clock::GlobalClock(*clocks_.local, {}), layout_);
   // One sync here cannot know the drift; the resync ramp (resync_interval())
   // refines it during the first second of barriers.
   world_clock_ = world_sync_->synchronize();
@@ -151,38 +165,47 @@ bool SessionImpl::affects(MPI_Comm comm) const {
   return policy_.comms == config::CommScope::all || comm == MPI_COMM_WORLD;
 }
 
-CommState* SessionImpl::state_for(MPI_Comm comm) {
+int SessionImpl::state_for(MPI_Comm comm, CommState*& state) {
   void* attribute = nullptr;
   int found = 0;
-  PMPI_Comm_get_attr(comm, keyval_, &attribute, &found);
-  if (found) return static_cast<CommState*>(attribute);
-  std::unique_ptr<CommState> state = create_state(comm);
-  PMPI_Comm_set_attr(comm, keyval_, state.get());
+  int status = PMPI_Comm_get_attr(comm, keyval_, &attribute, &found);
+  if (status != MPI_SUCCESS) return status;
+  if (found) {
+    state = static_cast<CommState*>(attribute);
+    return MPI_SUCCESS;
+  }
+  std::unique_ptr<CommState> created;
+  status = create_state(comm, created);
+  if (status != MPI_SUCCESS) return status;
+  status = PMPI_Comm_set_attr(comm, keyval_, created.get());
+  if (status != MPI_SUCCESS) return status;
   std::lock_guard lock(registry_mutex_);
-  live_.insert(state.get());
-  return state.release();
+  live_.insert(created.get());
+  state = created.release();
+  return MPI_SUCCESS;
 }
 
-std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
+int SessionImpl::create_state(MPI_Comm comm, std::unique_ptr<CommState>& out) {
   auto state = std::make_unique<CommState>();
   state->user = comm;
   state->is_world = comm == MPI_COMM_WORLD;
   int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  PMPI_Comm_size(comm, &state->size);
-  PMPI_Comm_rank(comm, &state->rank);
+  int status = PMPI_Comm_test_inter(comm, &inter);
+  if (status == MPI_SUCCESS) status = PMPI_Comm_size(comm, &state->size);
+  if (status == MPI_SUCCESS) status = PMPI_Comm_rank(comm, &state->rank);
+  if (status != MPI_SUCCESS) return status;
   state->kind = inter ? CommKind::inter : state->size == 1 ? CommKind::self : CommKind::intra;
   state->record.rank = state->rank;
   state->record.stats.size = state->size;
   state->record.stats.kind = kind_name(state->kind);
 
   if (state->kind == CommKind::intra) {
-    state->internal = sync::private_copy(comm);
     // The key is decided by rank 0 and shared, so every member files its
     // statistics under the same name.
     std::uint64_t key[2] = {static_cast<std::uint64_t>(world_rank_), 0};
     if (state->rank == 0) key[1] = serial_.fetch_add(1);
-    bcast(key, 2, MPI_UINT64_T, 0, state->internal);
+    status = bcast(key, 2, MPI_UINT64_T, 0, comm);
+    if (status != MPI_SUCCESS) return status;
     state->record.key = {key[0], key[1]};
   } else {
     state->record.key = {static_cast<std::uint64_t>(world_rank_), serial_.fetch_add(1)};
@@ -190,7 +213,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
 
   char name[MPI_MAX_OBJECT_NAME] = {0};
   int length = 0;
-  PMPI_Comm_get_name(comm, name, &length);
+  if (PMPI_Comm_get_name(comm, name, &length) != MPI_SUCCESS) length = 0;
   if (state->is_world) {
     state->record.stats.name = "MPI_COMM_WORLD";
   } else if (comm == MPI_COMM_SELF) {
@@ -202,41 +225,61 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
                                std::to_string(state->record.key.root_world_rank) + " (size " +
                                std::to_string(state->size) + ")";
   }
-  if (state->kind != CommKind::intra) return state;
-
-  if (has_world_clock_) {
+  if (state->kind == CommKind::intra && has_world_clock_) {
     // The clock is as old as the world's last sync, not as the communicator.
     state->clock = world_clock(&state->world_clock_version, &state->last_sync);
     state->expires_at = state->last_sync + resync_interval(*state);
-  } else {
-    // Mode off with an explicit MPIX_Harmonize: this communicator gets a
-    // clock of its own, synchronized among its members only.
-    state->own_sync = sync::CommClockSync::create(comm, clocks_.sync_settings,
-                                                  clock::GlobalClock(*clocks_.local, {}),
-                                                  clocks_.virtual_node_of_rank);
-    state->clock = state->own_sync->synchronize();
-    mark_synced(*state);
   }
-  return state;
+  // Without a world clock (mode off, an explicit MPIX_Harmonize) the first
+  // harmonized call synchronizes a clock among this communicator's members.
+  out = std::move(state);
+  return MPI_SUCCESS;
 }
 
-void SessionImpl::prepare_first_harmonized_call(CommState& state) {
+int SessionImpl::agree_on_failure(CommState& state, const std::string& failure) {
+  int failed = failure.empty() ? 0 : 1;
+  int any = 0;
+  int status = reduce(&failed, &any, 1, MPI_INT, MPI_BOR, 0, state.user);
+  if (status == MPI_SUCCESS) status = bcast(&any, 1, MPI_INT, 0, state.user);
+  if (status != MPI_SUCCESS) return status;
+  if (any) {
+    state.not_harmonized =
+        failure.empty() ? "an internal MPI call failed on another member" : failure;
+    if (world_rank_ == 0 || !failure.empty())
+      std::fprintf(stderr, "harmonize: warning: %s: barriers are native from now on: %s\n",
+                   state.record.stats.name.c_str(), state.not_harmonized.c_str());
+  }
+  return MPI_SUCCESS;
+}
+
+int SessionImpl::resync_agreed(CommState& state) {
+  std::string failure;
+  try {
+    resync(state);
+  } catch (const std::exception& error) {
+    failure = std::string("clock sync: ") + error.what();
+  }
+  // Also a short pause after the sync's traffic, before a deadline is taken.
+  const int status = agree_on_failure(state, failure);
+  if (status == MPI_SUCCESS && state.not_harmonized.empty()) mark_synced(state);
+  return status;
+}
+
+int SessionImpl::prepare_first_harmonized_call(CommState& state) {
   // All members are here. The slack is measured on the global clock, so an
   // inherited clock that has aged (a communicator created seconds after the
   // last world sync, offset-only, drifting) would turn its error into the
-  // slack: resync first when it has expired.
-  int expired = state.clock->now() > state.expires_at ? 1 : 0;
+  // slack: resync first when it has expired (or when there is no clock yet).
+  int expired = !state.clock || state.clock->now() > state.expires_at ? 1 : 0;
   int any = 0;
-  reduce(&expired, &any, 1, MPI_INT, MPI_BOR, 0, state.internal);
-  bcast(&any, 1, MPI_INT, 0, state.internal);
-  if (any) {
-    resync(state);
-    mark_synced(state);
-  }
-  measure_slack(state);
+  int status = reduce(&expired, &any, 1, MPI_INT, MPI_BOR, 0, state.user);
+  if (status == MPI_SUCCESS) status = bcast(&any, 1, MPI_INT, 0, state.user);
+  if (status == MPI_SUCCESS && any) status = resync_agreed(state);
+  if (status != MPI_SUCCESS || !state.not_harmonized.empty()) return status;
+  return measure_slack(state);
 }
 
-void SessionImpl::measure_slack(CommState& state) {
+int SessionImpl::measure_slack(CommState& state) {
   // The deadline must reach every process before it passes: measure how long
   // the root's broadcast takes to arrive, on the global clock, after a
   // warm-up that pays for lazy connection set-up (over TCP the first
@@ -246,14 +289,16 @@ void SessionImpl::measure_slack(CommState& state) {
   std::vector<double> latencies;
   for (int round = 0; round < kWarmUp + kRounds; ++round) {
     double sent = state.rank == 0 ? state.clock->now() : 0.0;
-    bcast(&sent, 1, MPI_DOUBLE, 0, state.internal);
+    int status = bcast(&sent, 1, MPI_DOUBLE, 0, state.user);
     const double arrival = state.rank == 0 ? 0.0 : state.clock->now() - sent;
     double latest = 0;
-    reduce(&arrival, &latest, 1, MPI_DOUBLE, MPI_MAX, 0, state.internal);
+    if (status == MPI_SUCCESS)
+      status = reduce(&arrival, &latest, 1, MPI_DOUBLE, MPI_MAX, 0, state.user);
+    if (status != MPI_SUCCESS) return status;
     if (round >= kWarmUp) latencies.push_back(latest);
   }
   state.slack_measured = true;
-  if (state.rank != 0) return;
+  if (state.rank != 0) return MPI_SUCCESS;
   std::sort(latencies.begin(), latencies.end());
   logic::MeasuredLatency measured{latencies[latencies.size() / 2],
                                   latencies[latencies.size() * 9 / 10]};
@@ -262,25 +307,32 @@ void SessionImpl::measure_slack(CommState& state) {
   const double* maximum = policy_.slack_max ? &*policy_.slack_max : nullptr;
   state.slack.emplace(
       logic::derive_slack(measured, policy_.slack_growth, initial, minimum, maximum));
+  return MPI_SUCCESS;
 }
 
 int SessionImpl::barrier(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm))
     return PMPI_Barrier(comm);  // MPI reports a null communicator its own way
-  CommState* state = state_for(comm);
+  CommState* state = nullptr;
+  const int status = state_for(comm, state);
+  if (status != MPI_SUCCESS) return status;
   if (state->kind != CommKind::intra) return passed_through(*state);
+  if (!state->not_harmonized.empty()) return native_barrier(*state, nullptr);
   return policy_.mode == config::Mode::harmonize ? harmonized_barrier(*state, nullptr)
                                                  : observed_barrier(*state);
 }
 
 int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
   if (comm == MPI_COMM_NULL) return PMPI_Barrier(comm);
-  CommState* state = state_for(comm);
+  CommState* state = nullptr;
+  const int status = state_for(comm, state);
+  if (status != MPI_SUCCESS) return status;
   if (state->kind != CommKind::intra) {
     state->last_flag = 1;  // nothing to harmonize with: always in time
     if (flag) *flag = 1;
     return passed_through(*state);
   }
+  if (!state->not_harmonized.empty()) return native_barrier(*state, flag);
   return harmonized_barrier(*state, flag);
 }
 
@@ -290,7 +342,7 @@ int SessionImpl::last_flag(MPI_Comm comm, int* flag) {
   int found = 0;
   if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
   const int status = PMPI_Comm_get_attr(comm, keyval_, &attribute, &found);
-  *flag = found ? static_cast<CommState*>(attribute)->last_flag : -1;
+  *flag = status == MPI_SUCCESS && found ? static_cast<CommState*>(attribute)->last_flag : -1;
   return status;
 }
 
@@ -299,11 +351,32 @@ int SessionImpl::passed_through(CommState& state) {
   return PMPI_Barrier(state.user);
 }
 
+int SessionImpl::native_barrier(CommState& state, int* flag) {
+  state.record.stats.not_harmonized_calls += 1;
+  state.last_flag = 0;  // nobody left at a common deadline
+  if (flag) *flag = 0;
+  return passed_through(state);
+}
+
+int SessionImpl::unharmonized_call(CommState& state, int* flag) {
+  // The protocol's reduce and broadcast already made this call a barrier:
+  // every member had entered before any member got past the broadcast.
+  state.record.stats.calls += 1;
+  state.record.stats.not_harmonized_calls += 1;
+  state.last_flag = 0;
+  if (flag) *flag = 0;
+  return MPI_SUCCESS;
+}
+
 // Clock reads cost tens of nanoseconds on a VM: the hot paths below read each
 // clock as few times as they can, and the untouched truth only when test
 // clocks make it meaningful.
 int SessionImpl::observed_barrier(CommState& state) {
-  if (state.log.full()) flush_log(state);
+  if (state.log.full()) {
+    const int status = flush_log(state);
+    if (status != MPI_SUCCESS) return status;
+    if (!state.not_harmonized.empty()) return native_barrier(state, nullptr);
+  }
   const bool truth = clocks_.test_clock_active;
   logic::CallTimes call;
   if (truth) call.enter_truth = clocks_.truth->now();
@@ -320,8 +393,15 @@ int SessionImpl::observed_barrier(CommState& state) {
 }
 
 int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
-  if (state.log.full()) flush_log(state);
-  if (!state.slack_measured) prepare_first_harmonized_call(state);
+  if (state.log.full()) {
+    const int status = flush_log(state);
+    if (status != MPI_SUCCESS) return status;
+  }
+  if (!state.slack_measured) {
+    const int status = prepare_first_harmonized_call(state);
+    if (status != MPI_SUCCESS) return status;
+    if (!state.not_harmonized.empty()) return unharmonized_call(state, flag);
+  }
   const bool truth = clocks_.test_clock_active;
   logic::CallTimes call;
   if (truth) call.enter_truth = clocks_.truth->now();
@@ -333,7 +413,7 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
   int local = state.last_failed ? kFailed : 0;
   if (entered > state.expires_at) local |= kExpired;
   int global = 0;
-  int status = reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.internal);
+  int status = reduce(&local, &global, 1, MPI_INT, MPI_BOR, 0, state.user);
   if (status != MPI_SUCCESS) return status;
   double deadline = 0;
   if (state.rank == 0) {
@@ -343,21 +423,17 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
                         ((global & kFailed) && now - state.last_sync > kMinSyncAgeForMissResync);
     deadline = resync ? kResyncSignal : now + state.slack->current();
   }
-  status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+  status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.user);
   if (status != MPI_SUCCESS) return status;
   if (std::isnan(deadline)) {
     const clock::GlobalClock before = *state.clock;
-    resync(state);
+    status = resync_agreed(state);
+    if (status != MPI_SUCCESS) return status;
+    if (!state.not_harmonized.empty()) return unharmonized_call(state, flag);
     clock = &*state.clock;
     entered = clock->now() - (before.now() - entered);  // the entry time on the new clock
-    // Reduce the jitter the sync leaves behind before taking a deadline.
-    const int nothing = 0;
-    int ignored = 0;
-    status = reduce(&nothing, &ignored, 1, MPI_INT, MPI_BOR, 0, state.internal);
-    if (status != MPI_SUCCESS) return status;
-    mark_synced(state);
     if (state.rank == 0) deadline = clock->now() + state.slack->current();
-    status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.internal);
+    status = bcast(&deadline, 1, MPI_DOUBLE, 0, state.user);
     if (status != MPI_SUCCESS) return status;
   }
 
@@ -393,16 +469,18 @@ int SessionImpl::harmonized_barrier(CommState& state, int* flag) {
   return MPI_SUCCESS;
 }
 
-void SessionImpl::flush_log(CommState& state) {
+int SessionImpl::flush_log(CommState& state) {
   const std::size_t n = state.log.size();
   std::vector<double> maxima = state.log.pack_for_max();
   std::vector<double> minima = state.log.pack_for_min();
   std::vector<double> max_out(state.rank == 0 ? maxima.size() : 0);
   std::vector<double> min_out(state.rank == 0 ? minima.size() : 0);
-  reduce(maxima.data(), max_out.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX, 0,
-         state.internal);
-  reduce(minima.data(), min_out.data(), static_cast<int>(minima.size()), MPI_DOUBLE, MPI_MIN, 0,
-         state.internal);
+  int status = reduce(maxima.data(), max_out.data(), static_cast<int>(maxima.size()), MPI_DOUBLE,
+                      MPI_MAX, 0, state.user);
+  if (status == MPI_SUCCESS)
+    status = reduce(minima.data(), min_out.data(), static_cast<int>(minima.size()), MPI_DOUBLE,
+                    MPI_MIN, 0, state.user);
+  if (status != MPI_SUCCESS) return status;
   state.log.clear();
   // In observe mode this is the only point where the processes agree on
   // anything, so it is also where an expired clock is resynchronized.
@@ -416,13 +494,10 @@ void SessionImpl::flush_log(CommState& state) {
     state.record.space_violations += outcome.space_violations;
     expired = state.clock->now() > state.expires_at;
   }
-  if (policy_.mode == config::Mode::observe) {
-    bcast(&expired, 1, MPI_INT, 0, state.internal);
-    if (expired) {
-      resync(state);
-      mark_synced(state);
-    }
-  }
+  if (policy_.mode != config::Mode::observe) return MPI_SUCCESS;
+  status = bcast(&expired, 1, MPI_INT, 0, state.user);
+  if (status == MPI_SUCCESS && expired) status = resync_agreed(state);
+  return status;
 }
 
 void SessionImpl::mark_synced(CommState& state) const {
@@ -445,6 +520,22 @@ double SessionImpl::resync_interval(const CommState& state) const {
   return std::min(policy_.resync_interval, ramp);
 }
 
+std::unique_ptr<sync::CommClockSync> SessionImpl::group_sync(const CommState& state,
+                                                             clock::GlobalClock base) const {
+  if (world_ == MPI_COMM_NULL) {
+    // Mode off: no private world to carry the traffic, so this communicator
+    // (used through MPIX_Harmonize) gets a private copy of its own.
+    return sync::CommClockSync::create_on_copy(state.user, clocks_.sync_settings, base,
+                                               clocks_.virtual_node_of_rank);
+  }
+  std::string why;
+  auto transport = sync::GroupTransport::of_communicator(
+      world_, state.user,
+      sync::group_tag(state.record.key.root_world_rank, state.record.key.serial), why);
+  if (!transport) throw std::runtime_error(why);
+  return sync::CommClockSync::create(std::move(transport), clocks_.sync_settings, base, layout_);
+}
+
 void SessionImpl::resync(CommState& state) {
   const double start = clocks_.truth->now();
   if (state.is_world && world_sync_) {
@@ -462,8 +553,7 @@ void SessionImpl::resync(CommState& state) {
     if (!state.own_sync) {
       // Only this communicator's members take part: a barrier on a
       // sub-communicator never starts a world-wide collective.
-      state.own_sync = sync::CommClockSync::create(state.user, clocks_.sync_settings, base,
-                                                   clocks_.virtual_node_of_rank);
+      state.own_sync = group_sync(state, base);
     } else if (has_world_clock_ && version != state.world_clock_version) {
       state.own_sync->rebase(base);
     }
@@ -483,8 +573,8 @@ void SessionImpl::retire(CommState* state) {
     record.stats.slack_min = state->slack->smallest();
   }
   record.pending.assign(state->log.calls().begin(), state->log.calls().end());
+  record.stats.not_harmonized_reason = state->not_harmonized;
   state->own_sync.reset();
-  if (state->internal != MPI_COMM_NULL) PMPI_Comm_free(&state->internal);
   std::lock_guard lock(registry_mutex_);
   live_.erase(state);
   CommKey key;
@@ -534,8 +624,10 @@ void SessionImpl::finish() {
   std::sort(alive.begin(), alive.end(),
             [](const CommState* a, const CommState* b) { return a->record.key < b->record.key; });
   finishing_ = true;
-  for (CommState* state : alive) PMPI_Comm_delete_attr(state->user, keyval_);
-  PMPI_Comm_free_keyval(&keyval_);
+  // Failures here cannot be helped: the statistics are already safe in the
+  // records, and the communicators go with MPI_Finalize.
+  for (CommState* state : alive) (void)PMPI_Comm_delete_attr(state->user, keyval_);
+  (void)PMPI_Comm_free_keyval(&keyval_);
   std::vector<double> records;
   {
     std::lock_guard lock(registry_mutex_);

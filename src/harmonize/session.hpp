@@ -13,9 +13,11 @@ class Session {
  public:
   virtual ~Session() = default;
 
-  // Collective over `private_world`. Synchronizes the world clock when the
-  // mode needs one (observe, harmonize); in mode off nothing is measured and
-  // only explicit MPIX_Harmonize calls use the session.
+  // Collective over `private_world`, which carries all sync traffic.
+  // Synchronizes the world clock when the mode needs one (observe,
+  // harmonize). In mode off `private_world` is MPI_COMM_NULL: nothing is
+  // measured, no collective is made, and only explicit MPIX_Harmonize calls
+  // use the session. Throws MpiError when the start-up sync fails.
   static std::unique_ptr<Session> create(const config::PolicyResult& configuration,
                                          MPI_Comm private_world);
 

@@ -9,6 +9,8 @@
 #include "harmonize/clock_setup.hpp"
 #include "harmonize/comm_state.hpp"
 #include "harmonize/session.hpp"
+#include "sync/layout.hpp"
+#include "sync/mpi/topology.hpp"
 
 namespace harmonize {
 
@@ -27,16 +29,26 @@ class SessionImpl final : public Session {
 
  private:
   bool affects(MPI_Comm comm) const;
-  CommState* state_for(MPI_Comm comm);
-  std::unique_ptr<CommState> create_state(MPI_Comm comm);
-  void measure_slack(CommState& state);
-  void prepare_first_harmonized_call(CommState& state);
+  // Every int-returning member returns an MPI status for the user's call.
+  int state_for(MPI_Comm comm, CommState*& state);
+  int create_state(MPI_Comm comm, std::unique_ptr<CommState>& state);
+  int measure_slack(CommState& state);
+  int prepare_first_harmonized_call(CommState& state);
 
   int harmonized_barrier(CommState& state, int* flag);
   int observed_barrier(CommState& state);
   int passed_through(CommState& state);
-  void flush_log(CommState& state);
+  int native_barrier(CommState& state, int* flag);     // a communicator given up on
+  int unharmonized_call(CommState& state, int* flag);  // given up on within the call
+  int flush_log(CommState& state);
+  // Members learn together whether any of them failed (`failure` not empty);
+  // if one did, the communicator's barriers are native from then on.
+  int agree_on_failure(CommState& state, const std::string& failure);
+  int resync_agreed(CommState& state);
+  // Throws (MpiError, or why the group cannot be synchronized).
   void resync(CommState& state);
+  std::unique_ptr<sync::CommClockSync> group_sync(const CommState& state,
+                                                  clock::GlobalClock base) const;
   double resync_interval(const CommState& state) const;
   void mark_synced(CommState& state) const;
   clock::GlobalClock world_clock(std::uint64_t* version, double* synced_at = nullptr);
@@ -52,7 +64,8 @@ class SessionImpl final : public Session {
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;
-  MPI_Comm world_;  // owned by the lifecycle
+  MPI_Comm world_;       // owned by the lifecycle; MPI_COMM_NULL in mode off
+  sync::Layout layout_;  // node and socket of every world rank
   int world_rank_ = 0;
   int world_size_ = 1;
   std::string started_;
@@ -69,6 +82,7 @@ class SessionImpl final : public Session {
   double world_sync_seconds_ = 0;
 
   bool oversubscribed_ = false;  // yield while spinning towards a deadline
+  sync::NodeCrowding crowding_;  // for the warning when harmonization failed
   int keyval_ = MPI_KEYVAL_INVALID;
   std::atomic<std::uint64_t> serial_{0};
   std::mutex registry_mutex_;

@@ -13,19 +13,14 @@
 #include "harmonize/record_codec.hpp"
 #include "harmonize/session_impl.hpp"
 #include "report/format.hpp"
+#include "report/harmonization_warning.hpp"
 #include "report/json_report.hpp"
 #include "report/report_file.hpp"
 #include "report/summary_line.hpp"
+#include "sync/mpi/mpi_error.hpp"
 
 namespace harmonize {
 namespace {
-
-std::string job_id(int world_rank_zero_pid) {
-  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "JOB_ID"}) {
-    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return value;
-  }
-  return std::to_string(world_rank_zero_pid);
-}
 
 std::string program_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -38,7 +33,7 @@ std::string program_command_line() {
 std::string mpi_library() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int length = 0;
-  PMPI_Get_library_version(text, &length);
+  if (PMPI_Get_library_version(text, &length) != MPI_SUCCESS) return "unknown";
   std::string version(text, static_cast<std::size_t>(length));
   const auto newline = version.find_first_of("\r\n");
   return newline == std::string::npos ? version : version.substr(0, newline);
@@ -47,10 +42,12 @@ std::string mpi_library() {
 std::vector<std::string> gather_hosts(MPI_Comm world, int rank, int size) {
   char mine[MPI_MAX_PROCESSOR_NAME] = {0};
   int length = 0;
-  PMPI_Get_processor_name(mine, &length);
   std::vector<char> all(rank == 0 ? static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME : 0);
-  PMPI_Gather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-              0, world);
+  if (PMPI_Get_processor_name(mine, &length) != MPI_SUCCESS) mine[0] = '\0';
+  mine[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  sync::check_mpi(PMPI_Gather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+                              MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, world),
+                  "PMPI_Gather");
   std::set<std::string> hosts;
   for (int i = 0; rank == 0 && i < size; ++i) hosts.insert(&all[i * MPI_MAX_PROCESSOR_NAME]);
   return {hosts.begin(), hosts.end()};
@@ -87,7 +84,8 @@ void merge_pending(std::vector<CommRecord>& members, bool with_truth) {
 void SessionImpl::write_report(const std::vector<double>& mine) {
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(world_rank_ == 0 ? world_size_ : 0);
-  PMPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world_);
+  sync::check_mpi(PMPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world_),
+                  "PMPI_Gather");
   std::vector<int> offsets(lengths.size());
   std::size_t total = 0;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -95,8 +93,9 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
     total += static_cast<std::size_t>(lengths[i]);
   }
   std::vector<double> all(total);
-  PMPI_Gatherv(mine.data(), length, MPI_DOUBLE, all.data(), lengths.data(), offsets.data(),
-               MPI_DOUBLE, 0, world_);
+  sync::check_mpi(PMPI_Gatherv(mine.data(), length, MPI_DOUBLE, all.data(), lengths.data(),
+                               offsets.data(), MPI_DOUBLE, 0, world_),
+                  "PMPI_Gatherv");
   const std::vector<std::string> hosts = gather_hosts(world_, world_rank_, world_size_);
   if (world_rank_ != 0) return;
 
@@ -114,7 +113,7 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
 
   report::JobReport job;
   job.mode = config::to_string(policy_.mode);
-  job.job.id = job_id(static_cast<int>(getpid()));
+  job.job.id = report::report_job_id(static_cast<int>(getpid()));
   job.job.ranks = world_size_;
   job.job.hosts = hosts;
   job.job.nodes = static_cast<int>(hosts.size());
@@ -144,6 +143,7 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
     std::sort(members.begin(), members.end(),
               [](const CommRecord& a, const CommRecord& b) { return a.rank < b.rank; });
     const bool aggregate = is_aggregate(members.front().key);
+    const bool per_process = members.front().key.root_world_rank >= kPerProcessRoot;
     if (!aggregate) merge_pending(members, clocks_.test_clock_active);
     std::vector<report::CommStats> stats;
     std::uint64_t missed_any = members.front().missed_any;
@@ -153,7 +153,8 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
       // process is a lower bound of the calls in which any process missed.
       if (aggregate) missed_any = std::max(missed_any, member.stats.missed_calls);
     }
-    job.communicators.push_back(report::summarize(stats, missed_any));
+    job.communicators.push_back(report::summarize(
+        stats, missed_any, per_process ? report::Merge::per_process : report::Merge::same_calls));
     violations.push_back(
         aggregate ? std::nullopt : std::optional<std::uint64_t>(members.front().space_violations));
   };
@@ -184,7 +185,10 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
     const std::string path = report::expand_report_path(policy_.report, job.job.id, host);
-    const report::WrittenReport written = report::write_report_file(path, json.dump(2) + "\n");
+    // Host or program names are not guaranteed UTF-8; a replaced byte beats
+    // losing the whole report to an exception.
+    const report::WrittenReport written = report::write_report_file(
+        path, json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (!written.error.empty()) {
       std::fprintf(stderr, "harmonize: error: cannot write the report to %s: %s\n", path.c_str(),
                    written.error.c_str());
@@ -197,19 +201,13 @@ void SessionImpl::write_report(const std::vector<double>& mine) {
     }
   }
   if (!policy_.quiet) std::fprintf(stderr, "%s\n", report::summary_line(job).c_str());
-  // The slack settles where ~0.4 % of calls miss; far more means the
-  // processes were not running when their deadlines came (a loaded or
-  // oversubscribed node), and the harmonized timings should not be trusted.
-  constexpr double kUnreliableFailureRate = 0.05;
+  double load[1] = {-1};
+  if (getloadavg(load, 1) != 1) load[0] = -1;
+  const report::RunConditions conditions{crowding_.oversubscribed, crowding_.ranks, crowding_.cores,
+                                         load[0], crowding_.ranks_here};
   for (const report::CommSummary& comm : job.communicators) {
-    if (comm.harmonized_calls >= 100 && comm.failure_rate > kUnreliableFailureRate) {
-      std::fprintf(stderr,
-                   "harmonize: warning: %s: %.1f%% of harmonized barriers missed their deadline "
-                   "(expected ~0.4%%): the node looks loaded or oversubscribed, or the slack is "
-                   "capped too low (HARMONIZE_SLACK_MAX); timings "
-                   "taken after these barriers are not synchronized\n",
-                   comm.name.c_str(), 100.0 * comm.failure_rate);
-    }
+    const std::string warning = report::harmonization_warning(comm, conditions);
+    if (!warning.empty()) std::fprintf(stderr, "harmonize: warning: %s\n", warning.c_str());
   }
 }
 

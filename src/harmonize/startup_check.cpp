@@ -8,14 +8,22 @@
 #include <vector>
 
 #include "config/variables.hpp"
+#include "report/format.hpp"
+#include "sync/mpi/mpi_error.hpp"
 
 namespace harmonize {
 
 namespace {
 
 void abort_with(const std::vector<std::string>& errors) {
-  for (const std::string& error : errors) {
-    std::fprintf(stderr, "harmonize: error: %s\n", error.c_str());
+  // A preset of thousands of bad lines must not bury the terminal.
+  constexpr std::size_t kMostLines = 10;
+  for (std::size_t i = 0; i < errors.size() && i < kMostLines; ++i) {
+    std::fprintf(stderr, "harmonize: error: %s\n", errors[i].c_str());
+  }
+  if (errors.size() > kMostLines) {
+    std::fprintf(stderr, "harmonize: error: ... and %zu more errors like these\n",
+                 errors.size() - kMostLines);
   }
   std::fprintf(stderr, "harmonize: error: stopping the job before it runs (exit status 2)\n");
   std::fflush(stderr);
@@ -38,15 +46,67 @@ bool must_agree(std::string_view name) {
   return name != "HARMONIZE_REPORT" && name != "HARMONIZE_QUIET" && name != "HARMONIZE_CONFIG";
 }
 
+std::string seconds_text(double seconds) {
+  return report::format_duration(seconds);
+}
+
 }  // namespace
 
+MPI_Comm join_private_world(double timeout_seconds) {
+  MPI_Comm world = MPI_COMM_NULL;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int status = PMPI_Comm_idup(MPI_COMM_WORLD, &world, &request);
+  const auto start = std::chrono::steady_clock::now();
+  const auto limit = std::chrono::duration<double>(timeout_seconds);
+  for (int done = 0; status == MPI_SUCCESS && !done;) {
+    status = PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done || status != MPI_SUCCESS) break;
+    if (std::chrono::steady_clock::now() - start > limit) {
+      int size = 1;
+      (void)PMPI_Comm_size(MPI_COMM_WORLD, &size);
+      abort_with({"MPI_Init waited " + seconds_text(timeout_seconds) +
+                  " (HARMONIZE_STARTUP_TIMEOUT) for all " + std::to_string(size) +
+                  " ranks to load the library, and some never did: LD_PRELOAD reached only "
+                  "some ranks (or some run with HARMONIZE_MODE=off). With Open MPI, '-x "
+                  "LD_PRELOAD=...' before the first ':' applies "
+                  "to that app context only; put it in every context (MPICH: -genv), or launch "
+                  "with scripts/harmonize-run"});
+    }
+    // Sleep rather than spin: a rank that is still starting may need the core.
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  if (status != MPI_SUCCESS) {
+    abort_with({"MPI_Init: the library cannot make its private copy of MPI_COMM_WORLD (" +
+                sync::describe_mpi_error("PMPI_Comm_idup", status) + ")"});
+  }
+  // Our failures are reported by us, never through the user's handler.
+  (void)PMPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  return world;
+}
+
+void stop_alone_on_policy_errors(const config::PolicyResult& result) {
+  if (result.ok()) return;
+  int rank = 0;
+  (void)PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Rank 0 speaks and takes the job down; a rank alone in its error (another
+  // environment) speaks after a moment in which rank 0 would have.
+  if (rank != 0) std::this_thread::sleep_for(std::chrono::seconds(2));
+  abort_with(result.errors);
+}
+
 void stop_job_on_policy_disagreement(const config::PolicyResult& result, MPI_Comm comm) {
+  // Parsed values are compared, not their spelling: "20us" on one rank and
+  // "20000ns" on another run the same policy.
+  auto canonical = [&](const std::string& name) -> const std::string& {
+    const auto it = result.canonical.find(name);
+    return it != result.canonical.end() ? it->second : result.effective.at(name);
+  };
   std::vector<std::string> names;
   std::vector<std::uint64_t> hashes;
   for (const config::Variable& variable : config::all_variables()) {
     if (!must_agree(variable.name)) continue;
     names.emplace_back(variable.name);
-    hashes.push_back(text_hash(result.effective.at(names.back())));
+    hashes.push_back(text_hash(canonical(names.back())));
   }
   std::vector<std::uint64_t> lowest(hashes.size()), highest(hashes.size());
   const int count = static_cast<int>(hashes.size());

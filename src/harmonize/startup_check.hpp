@@ -6,6 +6,17 @@
 
 namespace harmonize {
 
+// The library's private copy of MPI_COMM_WORLD (errors returned, not fatal),
+// made without blocking: a rank launched without the library never joins, so
+// after `timeout_seconds` this rank prints one line naming the likely cause
+// and aborts the job (exit status 2) instead of hanging in MPI_Init.
+MPI_Comm join_private_world(double timeout_seconds);
+
+// Mode off makes no collective: a rank whose policy is invalid prints its
+// errors and aborts the job on its own (rank 0 first, so that one copy of
+// the lines is printed when every rank has the same environment).
+void stop_alone_on_policy_errors(const config::PolicyResult& result);
+
 // Collective over `comm` (a private duplicate of MPI_COMM_WORLD). When any
 // rank found errors, the lowest such rank prints them (one line each, on
 // stderr, prefixed "harmonize: error: ") and aborts the job through

@@ -8,7 +8,7 @@ namespace harmonize::report {
 namespace {
 
 constexpr double kFlatFormat = 1.0;
-// Format tag, size, 4 counters, resync time, 4 slacks, 1 reserved.
+// Format tag, size, 4 counters, resync time, 4 slacks, calls not harmonized.
 constexpr std::size_t kScalarFields = 12;
 
 bool is_count(double x) {
@@ -22,7 +22,7 @@ void append_to(std::vector<double>& out, const CommStats& s) {
              {kFlatFormat, static_cast<double>(s.size), static_cast<double>(s.calls),
               static_cast<double>(s.harmonized_calls), static_cast<double>(s.missed_calls),
               static_cast<double>(s.resyncs), s.resync_seconds, s.slack_initial, s.slack_final,
-              s.slack_max, s.slack_min, 0.0 /* reserved */});
+              s.slack_max, s.slack_min, static_cast<double>(s.not_harmonized_calls)});
   for (const Distribution* d :
        {&s.exit_skew, &s.lateness, &s.wait, &s.time_in_call, &s.truth_exit_skew}) {
     d->append_to(out);
@@ -39,7 +39,7 @@ std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t
   if (offset > in.size() || in.size() - offset < kScalarFields) return std::nullopt;
   const auto h = in.subspan(offset, kScalarFields);
   if (h[0] != kFlatFormat) return std::nullopt;
-  for (std::size_t i : {1, 2, 3, 4, 5}) {
+  for (std::size_t i : {1, 2, 3, 4, 5, 11}) {
     if (!is_count(h[i])) return std::nullopt;
   }
   CommStats s;
@@ -53,6 +53,7 @@ std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t
   s.slack_final = h[8];
   s.slack_max = h[9];
   s.slack_min = h[10];
+  s.not_harmonized_calls = static_cast<std::uint64_t>(h[11]);
   std::size_t cursor = offset + kScalarFields;
   for (Distribution* d :
        {&s.exit_skew, &s.lateness, &s.wait, &s.time_in_call, &s.truth_exit_skew}) {
@@ -68,6 +69,8 @@ void accumulate(CommStats& total, const CommStats& more) {
   total.calls += more.calls;
   total.harmonized_calls += more.harmonized_calls;
   total.missed_calls += more.missed_calls;
+  total.not_harmonized_calls += more.not_harmonized_calls;
+  if (total.not_harmonized_reason.empty()) total.not_harmonized_reason = more.not_harmonized_reason;
   total.resyncs += more.resyncs;
   total.resync_seconds += more.resync_seconds;
   total.slack_max = std::max(total.slack_max, more.slack_max);
@@ -81,7 +84,8 @@ void accumulate(CommStats& total, const CommStats& more) {
   total.truth_exit_skew.merge(more.truth_exit_skew);
 }
 
-CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any) {
+CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any,
+                      Merge merge) {
   CommSummary summary;
   if (per_rank.empty()) return summary;
   const CommStats& root = per_rank.front();
@@ -97,10 +101,18 @@ CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_
   summary.missed_calls_any = missed_calls_any;
   summary.missed_events_per_rank.reserve(per_rank.size());
 
+  // Members of one communicator count the same calls; processes summed up
+  // under one record each count their own.
+  const auto combine = [merge](auto& total, auto value) {
+    total = merge == Merge::per_process ? total + value : std::max(total, value);
+  };
   for (const CommStats& rank : per_rank) {
-    summary.calls = std::max(summary.calls, rank.calls);
-    summary.harmonized_calls = std::max(summary.harmonized_calls, rank.harmonized_calls);
-    summary.resyncs = std::max(summary.resyncs, rank.resyncs);
+    combine(summary.calls, rank.calls);
+    combine(summary.harmonized_calls, rank.harmonized_calls);
+    combine(summary.not_harmonized_calls, rank.not_harmonized_calls);
+    if (summary.not_harmonized_reason.empty())
+      summary.not_harmonized_reason = rank.not_harmonized_reason;
+    combine(summary.resyncs, rank.resyncs);
     summary.resync_seconds = std::max(summary.resync_seconds, rank.resync_seconds);
     summary.missed_events_per_rank.push_back(rank.missed_calls);
     summary.exit_skew.merge(rank.exit_skew);

@@ -21,6 +21,10 @@ struct CommStats {
   std::uint64_t calls = 0;
   std::uint64_t harmonized_calls = 0;
   std::uint64_t missed_calls = 0;  // calls in which THIS rank missed the deadline
+  // Calls passed to the native barrier because the library could not serve
+  // this communicator (e.g. an internal MPI call failed), and why.
+  std::uint64_t not_harmonized_calls = 0;
+  std::string not_harmonized_reason;
   std::uint64_t resyncs = 0;
   double resync_seconds = 0.0;
 
@@ -42,7 +46,7 @@ struct CommStats {
 // counters and times add up, distributions merge, slack keeps the extremes.
 void accumulate(CommStats& total, const CommStats& more);
 
-// Flat encoding of everything except name and kind (every rank of a
+// Flat encoding of everything except name, kind and not_harmonized_reason (every rank of a
 // communicator agrees on those; rank 0 keeps its own). Packs into the same
 // kind of vector as Distribution::append_to so one PMPI_Gatherv moves it.
 void append_to(std::vector<double>& out, const CommStats& stats);
@@ -58,6 +62,8 @@ struct CommSummary {
 
   std::uint64_t calls = 0;                            // per rank (ranks agree; the maximum is kept)
   std::uint64_t harmonized_calls = 0;                 // per rank (maximum)
+  std::uint64_t not_harmonized_calls = 0;             // per rank (maximum)
+  std::string not_harmonized_reason;                  // the first rank's that has one
   std::uint64_t missed_calls_any = 0;                 // calls in which at least one process missed
   std::vector<std::uint64_t> missed_events_per_rank;  // index = rank in the communicator
   double failure_rate = 0.0;    // missed_calls_any / harmonized_calls (0 if none harmonized)
@@ -76,9 +82,16 @@ struct CommSummary {
   Distribution truth_exit_skew;
 };
 
+// How the records of one summary combine. same_calls: the ranks of one
+// communicator, which all count the same calls (the maximum is kept).
+// per_process: one record per process of what each process has its own of
+// (MPI_COMM_SELF, intercommunicators): counts add up.
+enum class Merge { same_calls, per_process };
+
 // `per_rank[i]` is the record of rank i of the communicator (not empty).
 // `missed_calls_any` is counted by the integrator (the flag is local, so only
 // a per-call reduction knows whether *any* rank missed).
-CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any);
+CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any,
+                      Merge merge = Merge::same_calls);
 
 }  // namespace harmonize::report

@@ -1,6 +1,7 @@
 #include "report/report_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,36 +89,28 @@ Placed place_by_reservation(const std::string& temporary, const std::string& tar
   return Placed::failed;
 }
 
-}  // namespace
-
-std::string expand_report_path(std::string_view path_template, std::string_view job_id,
-                               std::string_view host) {
-  std::string out;
-  out.reserve(path_template.size() + job_id.size());
-  for (std::size_t i = 0; i < path_template.size(); ++i) {
-    const char c = path_template[i];
-    if (c != '%' || i + 1 == path_template.size()) {
-      out += c;
-      continue;
-    }
-    switch (path_template[i + 1]) {
-      case 'j':
-        out += job_id;
-        break;
-      case 'h':
-        out += host;
-        break;
-      case '%':
-        out += '%';
-        break;
-      default:
-        out += c;
-        continue;  // keep the next character for the next round
-    }
-    ++i;
+// Devices, pipes and descriptors: no temporary, no numbered name. O_NONBLOCK
+// makes a FIFO without reader an error (ENXIO) rather than a hang at
+// MPI_Finalize; O_APPEND keeps what a redirected stdout already holds.
+std::string write_as_is(const std::string& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return errno == ENXIO ? "a FIFO with no reader" : errno_text(errno);
+  struct stat status {};
+  if (::fstat(fd, &status) == 0 && !S_ISREG(status.st_mode) && !S_ISCHR(status.st_mode) &&
+      !S_ISFIFO(status.st_mode)) {
+    ::close(fd);
+    return "not a regular file, a character device or a pipe";
   }
-  return out;
+  // Blocking again: a slow reader must not make the write fail half-way.
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  const bool written = write_all(fd, text);
+  const int write_error = errno;
+  if (::close(fd) != 0 && written) return errno_text(errno);
+  return written ? std::string() : errno_text(write_error);
 }
+
+}  // namespace
 
 std::string numbered_path(std::string_view path, unsigned number) {
   if (number == 0) return std::string(path);
@@ -134,6 +127,20 @@ WrittenReport write_report_file(const std::string& path, std::string_view text) 
   WrittenReport result;
   if (path.empty() || path.back() == '/') {
     result.error = "report path '" + path + "' does not name a file";
+    return result;
+  }
+  struct stat status {};
+  const bool exists = ::stat(path.c_str(), &status) == 0;
+  if (names_open_descriptor(path) || (exists && !S_ISREG(status.st_mode))) {
+    if (exists && S_ISDIR(status.st_mode)) {
+      result.error = path + " is a directory";
+    } else if (exists && (S_ISBLK(status.st_mode) || S_ISSOCK(status.st_mode))) {
+      result.error = path + " is not a regular file, a character device or a pipe";
+    } else if (std::string why = write_as_is(path, text); !why.empty()) {
+      result.error = "cannot write " + path + ": " + why;
+    } else {
+      result.final_path = path;
+    }
     return result;
   }
   const std::string temporary = write_temporary(path, text, result.error);

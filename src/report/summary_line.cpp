@@ -26,6 +26,10 @@ std::string communicator_text(const CommSummary& c, bool harmonized) {
             format_duration(c.exit_skew.percentile(99.0));
   }
   if (harmonized) text += ", " + plural(c.resyncs, "resync", "resyncs");
+  if (c.not_harmonized_calls > 0) {
+    text += ", " + std::to_string(c.not_harmonized_calls) +
+            " not harmonized: " + c.not_harmonized_reason;
+  }
   return text;
 }
 
@@ -63,6 +67,8 @@ std::string summary_line(const JobReport& report) {
       line += " | +" + plural(rest.communicators, "communicator", "communicators") + ": " +
               plural(rest.calls, "barrier", "barriers");
       if (harmonized) line += ", " + missed_text(rest.missed_calls_any, rest.failure_rate);
+      if (rest.not_harmonized_calls > 0)
+        line += ", " + std::to_string(rest.not_harmonized_calls) + " not harmonized";
     }
   }
   line += " | report " + (report.report_file.empty() ? std::string("none") : report.report_file);

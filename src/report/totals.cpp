@@ -8,6 +8,7 @@ Totals compute_totals(std::span<const CommSummary> communicators) {
     ++totals.communicators;
     totals.calls += c.calls;
     totals.harmonized_calls += c.harmonized_calls;
+    totals.not_harmonized_calls += c.not_harmonized_calls;
     totals.missed_calls_any += c.missed_calls_any;
     totals.resyncs += c.resyncs;
     totals.resync_seconds += c.resync_seconds;

@@ -13,6 +13,7 @@ struct Totals {
   std::uint64_t communicators = 0;
   std::uint64_t calls = 0;
   std::uint64_t harmonized_calls = 0;
+  std::uint64_t not_harmonized_calls = 0;  // passed to the native barrier
   std::uint64_t missed_calls_any = 0;
   double failure_rate = 0.0;  // missed_calls_any / harmonized_calls
   std::uint64_t resyncs = 0;

@@ -45,10 +45,6 @@ class HierarchicalSync {
   // forgotten. MPI libraries connect pairs lazily (the first messages can
   // take milliseconds), and each pair learns the uncertainty it can reach.
   void warm_up(const clock::GlobalClock& base);
-  // Earlier syncs in this process's drift estimate (top HCA3 level it is a client of).
-  std::size_t history_batches() const {
-    return inter_history_.empty() ? intra_history_.batches() : inter_history_.batches();
-  }
 
   const LevelStats& stats() const { return stats_; }
   const Settings& settings() const { return settings_; }

@@ -176,7 +176,7 @@ double common_instant(const Clocks& clocks) {
 int run_check(const Options& options, const Settings& settings, const Clocks& clocks,
               const std::function<int(int)>& node_of, int rank, int size) {
   auto sync =
-      CommClockSync::create(MPI_COMM_WORLD, settings, GlobalClock(clocks.source(), {}), node_of);
+      CommClockSync::create_on_copy(MPI_COMM_WORLD, settings, GlobalClock(clocks.source(), {}), node_of);
   RankRow row;
   GlobalClock global(clocks.source(), {});
   double synced_at = 0;
@@ -294,7 +294,7 @@ int run_sweep(const Settings& base_settings, const Clocks& clocks,
       settings.pingpongs = pingpongs;
       std::vector<double> durations, errors;
       for (int repeat = 0; repeat < 3; ++repeat) {
-        auto sync = CommClockSync::create(MPI_COMM_WORLD, settings,
+        auto sync = CommClockSync::create_on_copy(MPI_COMM_WORLD, settings,
                                           GlobalClock(clocks.source(), {}), node_of);
         PMPI_Barrier(MPI_COMM_WORLD);
         const GlobalClock global = sync->synchronize();
@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
     clocks.local = harmonize::clock::make_skewed_view(*clocks.truth, skew.offset, skew.drift);
   }
   Settings settings = harmonize::sync_settings_from(p);
-  settings.yield_while_waiting = harmonize::sync::node_is_oversubscribed(MPI_COMM_WORLD);
+  settings.yield_while_waiting = harmonize::sync::node_crowding(MPI_COMM_WORLD).oversubscribed;
   const int status = options->sweep ? run_sweep(settings, clocks, node_of, rank)
                                     : run_check(*options, settings, clocks, node_of, rank, size);
   std::fflush(stdout);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "config/display.hpp"
 #include "config/policy.hpp"
 #include "config/variables.hpp"
 
@@ -28,6 +29,12 @@ void print_markdown() {
     std::printf("| `%s` | %s | %s | %s |\n", name.c_str(), default_text.c_str(),
                 escape_pipes(accepted).c_str(), escape_pipes(v.help).c_str());
   }
+  // Read by the scripts; listed so that the table names every HARMONIZE_* a
+  // user may meet.
+  for (const harmonize::config::ScriptVariable& v : harmonize::config::script_variables()) {
+    const std::string name(v.name);
+    std::printf("| `%s` | (none) | any text | %s |\n", name.c_str(), escape_pipes(v.help).c_str());
+  }
 }
 
 int check_environment() {
@@ -39,8 +46,10 @@ int check_environment() {
   }
   for (const harmonize::config::Variable& v : harmonize::config::all_variables()) {
     const std::string name(v.name);
-    std::printf("%-28s = %-18s (%s)\n", name.c_str(), result.effective.at(name).c_str(),
-                result.origin.at(name).c_str());
+    // Values as the error lines show them: one line each, whatever they hold.
+    const std::string value = harmonize::config::display_value(result.effective.at(name));
+    std::printf("%-28s = %-18s (%s)\n", name.c_str(), value.c_str(),
+                harmonize::config::display_value(result.origin.at(name)).c_str());
   }
   return 0;
 }

@@ -38,33 +38,47 @@ def communicator(report, name):
 
 def measure_pair(tmp_path, btl):
     native, _ = run_job(tmp_path, "observe", btl=btl)
-    harmonized, _ = run_job(tmp_path, "harmonize", btl=btl)
-    return communicator(native, "MPI_COMM_WORLD"), communicator(harmonized, "MPI_COMM_WORLD")
+    harmonized, result = run_job(tmp_path, "harmonize", btl=btl)
+    return (communicator(native, "MPI_COMM_WORLD"), communicator(harmonized, "MPI_COMM_WORLD"),
+            result.stderr)
+
+
+def harmonized_better_than_native(native_world, world, btl):
+    # Median true skew: the clock and the spin-wait at work (tens of ns on a
+    # quiet machine, see README); over TCP the native barrier's is microseconds.
+    skew = world["truth_exit_skew"]["p50"]
+    return skew < 20e-6 and (not btl.startswith("tcp") or
+                             skew < native_world["truth_exit_skew"]["p50"])
+
+
+def flagged_as_not_harmonized(stderr):
+    return any(line.startswith("harmonize: warning: MPI_COMM_WORLD:") and "exit skew p50" in line
+               for line in stderr.splitlines())
 
 
 @pytest.mark.parametrize("btl", ["tcp,self", "vader,self"])
 def test_harmonized_barrier_is_a_barrier_with_small_true_skew(tmp_path, btl):
-    native_world, world = measure_pair(tmp_path, btl)
-    if world["truth_exit_skew"]["p50"] > 20e-6:
+    native_world, world, stderr = measure_pair(tmp_path, btl)
+    if not harmonized_better_than_native(native_world, world, btl):
         # A spinning process preempted for milliseconds by a neighbour's burst
         # of load ruins a whole run; one fresh pair of runs tells a load spike
         # from a broken barrier (which fails twice).
-        native_world, world = measure_pair(tmp_path / "again", btl)
+        native_world, world, stderr = measure_pair(tmp_path / "again", btl)
     assert world["calls"] == 3000 and world["harmonized_calls"] == 3000
     assert world["truth_space_violations"] == 0
     assert world["truth_exit_skew"]["count"] == 3000
     assert 0 <= world["missed_calls_any"] <= world["calls"]
     assert world["failure_rate"] == pytest.approx(world["missed_calls_any"] / 3000)
-    # Median true skew: the clock and the spin-wait at work (tens of ns on a
-    # quiet machine, see README).
-    assert world["truth_exit_skew"]["p50"] < 20e-6
     # The library's own view agrees with the truth to within its clock error.
     assert abs(world["exit_skew"]["p50"] - world["truth_exit_skew"]["p50"]) < 1e-6
     assert native_world["harmonized_calls"] == 0
     assert native_world["truth_space_violations"] == 0
-    if btl.startswith("tcp"):
-        # Over TCP the native barrier's exit skew is microseconds.
-        assert world["truth_exit_skew"]["p50"] < native_world["truth_exit_skew"]["p50"]
+    # Under sustained load (a CPU hog beside the test) the ranks may really
+    # not be running when their deadlines come: then the library must say so
+    # rather than print numbers that look fine.
+    assert harmonized_better_than_native(native_world, world, btl) or \
+        flagged_as_not_harmonized(stderr), (native_world["truth_exit_skew"], world["truth_exit_skew"],
+                                             stderr)
 
 
 def test_observe_measures_native_skew_on_the_global_clock(tmp_path):
@@ -143,9 +157,10 @@ def test_explicit_mpix_harmonize_is_counted_in_harmonize_mode(tmp_path):
     world = communicator(report, "MPI_COMM_WORLD")
     assert world["harmonized_calls"] == 64
     assert world["truth_space_violations"] == 0
-    # MPI_COMM_SELF of both processes: one aggregate entry, not one per process.
+    # MPI_COMM_SELF of both processes: one aggregate entry, not one per
+    # process, whose calls add both processes' up.
     selves = [c for c in report["communicators"] if c["kind"] == "self"]
-    assert len(selves) == 1 and selves[0]["calls"] == 1
+    assert len(selves) == 1 and selves[0]["calls"] == 2
     assert selves[0]["truth_space_violations"] is None
 
 
@@ -153,9 +168,16 @@ def test_late_communicator_slack_is_not_its_clock_error(tmp_path):
     # 3 s after the world sync an offset-only clock on +-100 ppm clocks is off
     # by up to 600 us; measuring the slack on it would make every call wait
     # about that long.
-    report, _ = run_job(tmp_path, "harmonize", program=("late_comm", "3", "300"),
-                        extra={"HARMONIZE_TEST_CLOCK_DRIFT": "100ppm"})
-    late = communicator(report, "late")
+    def run(directory):
+        report, _ = run_job(directory, "harmonize", program=("late_comm", "3", "300"),
+                            extra={"HARMONIZE_TEST_CLOCK_DRIFT": "100ppm"})
+        return communicator(report, "late")
+
+    late = run(tmp_path)
+    if late["slack"]["initial"] >= 100e-6 or late["time_in_call"]["p50"] >= 100e-6:
+        # A load spike during the 32 latency rounds inflates the slack once;
+        # an aged clock would inflate it every time.
+        late = run(tmp_path / "again")
     assert late["calls"] == 300 and late["truth_space_violations"] == 0
     assert late["slack"]["initial"] < 100e-6
     assert late["time_in_call"]["p50"] < 100e-6

@@ -88,5 +88,10 @@ def test_a_high_miss_rate_is_flagged():
 
 
 def test_a_normal_run_has_no_warning(tmp_path):
-    result = run({"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": "none"})
-    assert "warning" not in result.stderr
+    # On a quiet machine nothing is wrong; with a CPU hog beside the test the
+    # barriers may really not harmonize, and then the warning is right.
+    report_path = tmp_path / "report.json"
+    result = run({"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path})
+    world = json.loads(report_path.read_text())["communicators"][0]
+    harmonized = world["exit_skew"]["p50"] <= 2e-6 and world["failure_rate"] <= 0.05
+    assert ("warning" in result.stderr) == (not harmonized), result.stderr

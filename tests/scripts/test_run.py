@@ -281,3 +281,166 @@ def test_mpich_hydra_ranks_see_preload_and_variables():
     assert sorted(l for l in lines if l.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
     assert lines.count(f"LD_PRELOAD={stand_in}") == 2
     assert lines.count("HARMONIZE_MODE=observe") == 2
+
+
+# ------------------------------------------------ paths the loader cannot preload (issue 8, item 8)
+
+@pytest.mark.parametrize("directory", ["with space", "with:colon", "tab\there"])
+def test_library_path_the_loader_would_split_is_refused(tmp_path, directory):
+    """ld.so splits LD_PRELOAD at spaces and colons: such a path would run the
+    program without the library and exit 0. It is refused in one line."""
+    library = tmp_path / directory / "libharmonize.so"
+    library.parent.mkdir()
+    library.write_text("")
+    for args, env in ((["--library", library], None),
+                      ([], script_environment(HARMONIZE_LIBRARY=str(library)))):
+        result = run_script(args + ["--launcher-kind", "mpich", "--dry-run", "--", "./bench"], env=env)
+        assert result.returncode == 2, result.stdout + result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, result.stderr
+        assert lines[0].startswith("harmonize-run: error: ") and str(library) in lines[0]
+        assert "LD_PRELOAD" in lines[0] and result.stdout == ""
+
+
+def test_library_in_a_build_tree_under_a_path_with_a_space_is_refused(tmp_path):
+    copy = tmp_path / "my checkout" / "scripts" / "harmonize-run"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(SCRIPT, copy)
+    library = tmp_path / "my checkout" / "build" / "lib" / "libharmonize.so"
+    library.parent.mkdir(parents=True)
+    library.write_text("")
+    result = run_script(["--launcher-kind", "mpich", "--dry-run", "--", "x"], script=copy)
+    assert result.returncode == 2 and str(library) in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@needs_openmpi
+@needs_library
+def test_real_run_with_a_library_path_holding_a_space_does_not_run_unpreloaded(tmp_path):
+    """The audit's case end to end: the program must not run without the library."""
+    spaced = tmp_path / "path with space"
+    spaced.mkdir()
+    (spaced / "libharmonize.so").symlink_to(LIBRARY)
+    result = run_script(["--library", spaced / "libharmonize.so", "--mode", "observe",
+                         "--oversubscribe", "-n", "1", "--", "env"])
+    assert result.returncode == 2
+    assert "OMPI_COMM_WORLD_RANK" not in result.stdout
+
+
+# ------------------------------------------- the library's MPI vs the launcher's (issue 8, item 9)
+
+def system_library(pattern):
+    """A system library that needs one MPI's libmpi: it stands in for a
+    libharmonize.so built against that MPI (only its DT_NEEDED is read)."""
+    for directory in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"):
+        found = sorted(Path(directory).glob(pattern))
+        if found:
+            return found[0]
+    pytest.skip(f"no {pattern} installed")
+
+
+OPENMPI_STAND_IN = "libmpi_mpifh.so.40"   # needs libmpi.so.40
+MPICH_STAND_IN = "libmpichfort.so.12"     # needs libmpich.so.12
+
+
+def checkout_with_builds(tmp_path, builds):
+    """A copy of the script in <root>/scripts and `builds` {tree: stand-in
+    pattern} as <root>/<tree>/lib/libharmonize.so."""
+    root = tmp_path / "checkout"
+    copy = root / "scripts" / "harmonize-run"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(SCRIPT, copy)
+    libraries = {}
+    for tree, pattern in builds.items():
+        library = root / tree / "lib" / "libharmonize.so"
+        library.parent.mkdir(parents=True)
+        shutil.copy(system_library(pattern), library)
+        libraries[tree] = library
+    return copy, libraries
+
+
+@pytest.mark.parametrize("kind, wrong, right, builds", [
+    ("mpich", "build", "build-mpich", {"build": OPENMPI_STAND_IN, "build-mpich": MPICH_STAND_IN}),
+    ("openmpi", "build", "build-openmpi", {"build": MPICH_STAND_IN, "build-openmpi": OPENMPI_STAND_IN}),
+])
+def test_launcher_of_the_other_mpi_picks_the_matching_build(tmp_path, kind, wrong, right, builds):
+    copy, libraries = checkout_with_builds(tmp_path, builds)
+    result = run_script(["--launcher-kind", kind, "--dry-run", "--", "x"], script=copy)
+    assert result.returncode == 0, result.stderr
+    assignments, _ = split_assignments(shlex.split(result.stdout))
+    assert assignments["LD_PRELOAD"] == str(libraries[right])
+    # Said in one line, naming both builds.
+    note = result.stderr.strip().splitlines()
+    assert len(note) == 1 and note[0].startswith("harmonize-run: note: ")
+    assert str(libraries[wrong]) in note[0] and str(libraries[right]) in note[0]
+
+
+def test_hydra_launcher_detected_from_its_version_picks_the_mpich_build(tmp_path):
+    copy, libraries = checkout_with_builds(tmp_path, {"build": OPENMPI_STAND_IN,
+                                                      "build-mpich": MPICH_STAND_IN})
+    fake = write_fake_launcher(tmp_path / "bin", "mpiexec.mpich", "HYDRA build details:\n    Version: 4.0.2")
+    result = run_script(["--launcher", fake, "-n", "2", "--", "./bench"], script=copy)
+    assert result.returncode == 0, result.stderr
+    args = [line[4:] for line in result.stdout.splitlines() if line.startswith("ARG ")]
+    assert args[:3] == ["-genv", "LD_PRELOAD", str(libraries["build-mpich"])]
+
+
+def test_no_build_for_the_launchers_mpi_says_how_to_build_one(tmp_path):
+    copy, libraries = checkout_with_builds(tmp_path, {"build": OPENMPI_STAND_IN})
+    result = run_script(["--launcher-kind", "mpich", "--dry-run", "--", "x"], script=copy)
+    assert result.returncode == 127 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("harmonize-run: error: ")
+    assert str(libraries["build"]) in lines[0] and "Open MPI" in lines[0] and "MPICH" in lines[0]
+    assert "cmake" in lines[0] and "mpicc.mpich" in lines[0]
+
+
+def test_explicit_library_of_the_other_mpi_is_refused(tmp_path):
+    """--library is the user's choice: not replaced, refused, pointing at the right build."""
+    copy, libraries = checkout_with_builds(tmp_path, {"build": OPENMPI_STAND_IN,
+                                                      "build-mpich": MPICH_STAND_IN})
+    for args, env in ((["--library", libraries["build"]], None),
+                      ([], script_environment(HARMONIZE_LIBRARY=str(libraries["build"])))):
+        result = run_script(args + ["--launcher-kind", "mpich", "--dry-run", "--", "x"], script=copy, env=env)
+        assert result.returncode == 2, result.stdout + result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("harmonize-run: error: ")
+        assert "Open MPI" in lines[0] and str(libraries["build-mpich"]) in lines[0]
+    # The matching one is taken as given.
+    ok = run_script(["--library", libraries["build-mpich"], "--launcher-kind", "mpich", "--dry-run", "--", "x"],
+                    script=copy)
+    assert ok.returncode == 0 and ok.stderr == ""
+
+
+@pytest.mark.parametrize("kind", ["srun", "direct"])
+def test_launchers_of_no_particular_mpi_take_the_library_as_found(tmp_path, kind):
+    copy, libraries = checkout_with_builds(tmp_path, {"build": MPICH_STAND_IN, "build-openmpi": OPENMPI_STAND_IN})
+    result = run_script(["--launcher-kind", kind, "--dry-run", "--", "x"], script=copy)
+    assert result.returncode == 0 and result.stderr == ""
+    assert split_assignments(shlex.split(result.stdout))[0]["LD_PRELOAD"] == str(libraries["build"])
+
+
+def mpich_build():
+    """An MPICH build tree (HZTEST_MPICH_BUILD_DIR, else build-mpich beside the sources)."""
+    build = Path(os.environ.get("HZTEST_MPICH_BUILD_DIR", SOURCE_DIR / "build-mpich"))
+    ready = (build / "lib" / "libharmonize.so").exists() and (build / "bin" / "harmonize-example").exists()
+    return build if ready else None
+
+
+@needs_library
+@pytest.mark.skipif(not shutil.which("mpiexec.mpich"), reason="MPICH's mpiexec.mpich not installed")
+@pytest.mark.skipif(mpich_build() is None, reason="no MPICH build (set HZTEST_MPICH_BUILD_DIR)")
+def test_mpich_launcher_runs_with_the_mpich_build_for_real(tmp_path):
+    """The audit's case: `--launcher mpiexec.mpich` in a checkout whose build/ is
+    Open MPI aborted with 'Invalid communicator'; the MPICH build is taken."""
+    root = tmp_path / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy(SCRIPT, root / "scripts" / "harmonize-run")
+    (root / "build").symlink_to(LIBRARY.parent.parent)
+    (root / "build-mpich").symlink_to(mpich_build())
+    result = run_script(["--launcher", "mpiexec.mpich", "--mode", "observe", "--set", "report=none",
+                         "-n", "2", "--", mpich_build() / "bin" / "harmonize-example",
+                         "-m", "4:4", "-i", "20", "-x", "2"], script=root / "scripts" / "harmonize-run")
+    assert result.returncode == 0, result.stderr
+    assert "using the MPICH build" in result.stderr
+    assert "harmonize: mode=observe 2 ranks" in result.stderr  # the library ran in both ranks

@@ -127,3 +127,45 @@ TEST_CASE("accumulate adds another communicator's record", "[report]") {
   CHECK(total.wait.count() == 2);
   CHECK(total.wait.max() == 2e-6);
 }
+
+TEST_CASE("per-process records add their calls up; one communicator's ranks do not",
+          "[report][comm]") {
+  // Issue 8 item 6: 4 processes' MPI_COMM_SELF barriers were reported as the
+  // most of one process.
+  std::vector<CommStats> processes;
+  for (int rank = 0; rank < 4; ++rank) {
+    CommStats s;
+    s.name = "size-1 communicators";
+    s.kind = "self";
+    s.size = 1;
+    s.calls = 1000 + static_cast<std::uint64_t>(rank);
+    s.not_harmonized_calls = static_cast<std::uint64_t>(rank);
+    s.resyncs = 1;
+    processes.push_back(s);
+  }
+  const auto summed = summarize(processes, 0, harmonize::report::Merge::per_process);
+  CHECK(summed.calls == 4006);
+  CHECK(summed.not_harmonized_calls == 6);
+  CHECK(summed.resyncs == 4);
+  const auto same = summarize(processes, 0, harmonize::report::Merge::same_calls);
+  CHECK(same.calls == 1003);
+  CHECK(same.not_harmonized_calls == 3);
+  CHECK(same.resyncs == 1);
+}
+
+TEST_CASE("calls not harmonized travel with the statistics, the reason with the summary",
+          "[report][comm]") {
+  CommStats s = rank_stats(0);
+  s.not_harmonized_calls = 17;
+  std::size_t offset = 0;
+  const std::vector<double> flat = to_flat(s);
+  const auto back = read_comm_stats(flat, offset);
+  REQUIRE(back);
+  CHECK(back->not_harmonized_calls == 17);
+  std::vector<CommStats> ranks{rank_stats(0), rank_stats(1)};
+  ranks[1].not_harmonized_calls = 5;
+  ranks[1].not_harmonized_reason = "clock sync: PMPI_Send failed";
+  const auto summary = summarize(ranks, 0);
+  CHECK(summary.not_harmonized_calls == 5);
+  CHECK(summary.not_harmonized_reason == "clock sync: PMPI_Send failed");
+}

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,4 +109,45 @@ TEST_CASE("write errors are reported, not thrown", "[report][file]") {
   const auto directory = write_report_file(dir.path.string() + "/", "x");
   CHECK(directory.final_path.empty());
   CHECK_FALSE(directory.error.empty());
+}
+
+TEST_CASE("a device is written as it is, never numbered", "[report][file]") {
+  std::error_code ignored;
+  fs::remove("/dev/null-1", ignored);
+  const auto written = write_report_file("/dev/null", "{}\n");
+  CHECK(written.error.empty());
+  CHECK(written.final_path == "/dev/null");
+  CHECK_FALSE(written.renamed_because_exists);
+  CHECK_FALSE(fs::exists("/dev/null-1"));
+  fs::remove("/dev/null-1", ignored);  // left by a failing run
+}
+
+TEST_CASE("a FIFO with a reader receives the report as it is", "[report][file]") {
+  TempDir dir;
+  const fs::path fifo = dir.path / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  const auto written = write_report_file(fifo.string(), "{\"a\": 1}\n");
+  CHECK(written.error.empty());
+  CHECK(written.final_path == fifo.string());
+  char buffer[64] = {0};
+  const ssize_t got = ::read(reader, buffer, sizeof buffer - 1);
+  ::close(reader);
+  CHECK(std::string(buffer, got > 0 ? static_cast<std::size_t>(got) : 0) == "{\"a\": 1}\n");
+  CHECK(entries(dir.path) == 1);  // no temporary, no numbered name
+}
+
+TEST_CASE("a directory or a FIFO without reader is an error, not a numbered name",
+          "[report][file]") {
+  TempDir dir;
+  const auto directory = write_report_file(dir.path.string(), "x");
+  CHECK(directory.final_path.empty());
+  CHECK_FALSE(directory.error.empty());
+  const fs::path fifo = dir.path / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto no_reader = write_report_file(fifo.string(), "x");
+  CHECK(no_reader.final_path.empty());
+  CHECK_FALSE(no_reader.error.empty());
+  CHECK(entries(dir.path) == 1);
 }

@@ -2,6 +2,10 @@
 
 #include <sched.h>
 
+#include <vector>
+
+#include "sync/mpi/mpi_error.hpp"
+
 #ifdef HARMONIZE_HAVE_HWLOC
 #include <hwloc.h>
 #endif
@@ -14,11 +18,13 @@ namespace {
 int shared_memory_node(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  check_mpi(PMPI_Comm_rank(comm, &rank), "PMPI_Comm_rank");
+  check_mpi(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+            "PMPI_Comm_split_type");
   int color = rank;
-  PMPI_Bcast(&color, 1, MPI_INT, 0, node);
-  PMPI_Comm_free(&node);
+  const int status = PMPI_Bcast(&color, 1, MPI_INT, 0, node);
+  (void)PMPI_Comm_free(&node);
+  check_mpi(status, "PMPI_Bcast");
   return color;
 }
 
@@ -58,46 +64,52 @@ int bound_socket(std::string& why) {
 
 }  // namespace
 
-Topology discover_topology(MPI_Comm comm, const std::function<int(int)>& virtual_node_of_rank,
-                           bool want_sockets) {
-  Topology topology;
-  if (virtual_node_of_rank) {
-    int world_rank = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    topology.placement.node = virtual_node_of_rank(world_rank);
-  } else {
-    topology.placement.node = shared_memory_node(comm);
+Layout gather_layout(MPI_Comm comm, const std::function<int(int)>& virtual_node_of_rank,
+                     bool want_sockets) {
+  int world_rank = 0;
+  int size = 1;
+  check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "PMPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(comm, &size), "PMPI_Comm_size");
+  Layout layout;
+  int mine[2] = {virtual_node_of_rank ? virtual_node_of_rank(world_rank) : shared_memory_node(comm),
+                 want_sockets ? bound_socket(layout.socket_note) : -1};
+  std::vector<int> all(2 * static_cast<std::size_t>(size));
+  check_mpi(PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm), "PMPI_Allgather");
+  for (int r = 0; r < size; ++r) layout.of_rank.push_back({all[2 * r], all[2 * r + 1]});
+  if (want_sockets && layout.socket_note.empty()) {
+    for (const Placement& placement : layout.of_rank) {
+      if (placement.socket < 0) layout.socket_note = "a process is not bound within one socket";
+    }
   }
-  if (!want_sockets) return topology;
-  int socket = bound_socket(topology.socket_note);
-  int lowest = socket;
-  PMPI_Allreduce(&socket, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  if (lowest < 0) {
-    socket = -1;
-    if (topology.socket_note.empty())
-      topology.socket_note = "a process is not bound within one socket";
-  }
-  topology.placement.socket = socket;
-  return topology;
+  return layout;
 }
 
-bool node_is_oversubscribed(MPI_Comm world) {
+NodeCrowding node_crowding(MPI_Comm world) {
   MPI_Comm node = MPI_COMM_NULL;
-  PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  check_mpi(PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+            "PMPI_Comm_split_type");
   int ranks_on_node = 1;
-  PMPI_Comm_size(node, &ranks_on_node);
+  (void)PMPI_Comm_size(node, &ranks_on_node);
   cpu_set_t mine;
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
   cpu_set_t all;
   CPU_ZERO(&all);
   constexpr int kWords = sizeof(cpu_set_t) / sizeof(unsigned long);
-  PMPI_Allreduce(&mine, &all, kWords, MPI_UNSIGNED_LONG, MPI_BOR, node);
-  PMPI_Comm_free(&node);
-  int oversubscribed = ranks_on_node > CPU_COUNT(&all) ? 1 : 0;
-  int anywhere = 0;
-  PMPI_Allreduce(&oversubscribed, &anywhere, 1, MPI_INT, MPI_MAX, world);
-  return anywhere != 0;
+  const int status = PMPI_Allreduce(&mine, &all, kWords, MPI_UNSIGNED_LONG, MPI_BOR, node);
+  (void)PMPI_Comm_free(&node);
+  check_mpi(status, "PMPI_Allreduce");
+  // The most crowded node, and who can tell about it.
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(world, &rank), "PMPI_Comm_rank");
+  struct {
+    int excess;
+    int rank;
+  } local{ranks_on_node - CPU_COUNT(&all), rank}, worst{};
+  check_mpi(PMPI_Allreduce(&local, &worst, 1, MPI_2INT, MPI_MAXLOC, world), "PMPI_Allreduce");
+  int counts[2] = {ranks_on_node, CPU_COUNT(&all)};
+  check_mpi(PMPI_Bcast(counts, 2, MPI_INT, worst.rank, world), "PMPI_Bcast");
+  return NodeCrowding{worst.excess > 0, counts[0], counts[1], ranks_on_node};
 }
 
 }  // namespace harmonize::sync

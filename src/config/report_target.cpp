@@ -1,0 +1,88 @@
+#include "config/report_target.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "config/display.hpp"
+#include "report/report_file.hpp"  // inline template rules only: no link dependency
+
+namespace harmonize::config {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// The report (or its numbered sibling, or the temporary it is written
+// through) will be created in `directory`: try it now.
+std::string probe_directory(const std::string& directory, const std::string& probe_name) {
+  struct stat status {};
+  if (::stat(directory.c_str(), &status) != 0) {
+    if (errno == ENOENT) return "directory " + display_value(directory) + " does not exist";
+    return "cannot access " + display_value(directory) + ": " + std::strerror(errno);
+  }
+  if (!S_ISDIR(status.st_mode)) return display_value(directory) + " is not a directory";
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const std::string probe = directory + "/" + probe_name +
+                              (attempt == 0 ? std::string() : "-" + std::to_string(attempt));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) continue;  // a leftover of a killed job: not ours to remove
+    if (fd < 0)
+      return "cannot create a file in " + display_value(directory) + ": " + std::strerror(errno);
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return {};
+  }
+  return "cannot find a free probe name in " + display_value(directory);
+}
+
+// Devices, pipes and descriptors are written as they are: can we open them?
+std::string probe_as_is(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO) return "it is a FIFO with no reader";
+  if (fd < 0) return "cannot open it for writing: " + std::string(std::strerror(errno));
+  ::close(fd);
+  return {};
+}
+
+}  // namespace
+
+std::string report_target_problem(const std::string& path, const std::string& probe_name) {
+  if (path.empty()) return "it names no file";
+  if (path.back() == '/') return "it ends with '/'; expected a file name";
+  if (report::names_open_descriptor(path)) return probe_as_is(path);
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    if (errno == ENOENT) return probe_directory(directory_of(path), probe_name);
+    if (errno == ENOTDIR) return display_value(directory_of(path)) + " is not a directory";
+    return "cannot access " + display_value(path) + ": " + std::strerror(errno);
+  }
+  if (S_ISDIR(status.st_mode)) return "it is a directory; expected a file name";
+  if (S_ISREG(status.st_mode)) return probe_directory(directory_of(path), probe_name);
+  if (S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode)) return probe_as_is(path);
+  return "it is not a regular file, a character device or a pipe";
+}
+
+void check_report_target(PolicyResult& result) {
+  const Policy& policy = result.policy;
+  if (policy.mode == Mode::off || policy.report == "none") return;
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const std::string pid = std::to_string(::getpid());
+  const std::string path =
+      report::expand_report_path(policy.report, report::report_job_id(::getpid()), host);
+  const std::string probe = ".harmonize-probe-" + std::string(host) + "-" + pid;
+  if (std::string problem = report_target_problem(path, probe); !problem.empty()) {
+    result.errors.push_back("HARMONIZE_REPORT='" + display_value(policy.report) +
+                            "' is not valid: " + problem);
+  }
+}
+
+}  // namespace harmonize::config

@@ -1,0 +1,56 @@
+#include "report/harmonization_warning.hpp"
+
+#include <cstdio>
+#include <vector>
+
+#include "report/format.hpp"
+
+namespace harmonize::report {
+namespace {
+
+std::string likely_cause(const RunConditions& run) {
+  if (run.oversubscribed) {
+    return std::to_string(run.node_ranks) + " ranks share " + std::to_string(run.node_cores) +
+           (run.node_cores == 1 ? " core" : " cores") +
+           " on a node (more ranks than cores: a rank waiting for its deadline is often not "
+           "running when it comes)";
+  }
+  // Our own ranks keep their cores busy; load beyond them is somebody else's.
+  if (run.load_average >= 0 && run.load_average > run.ranks_here + 0.5) {
+    char load[32];
+    std::snprintf(load, sizeof load, "%.1f", run.load_average);
+    return std::string("other processes compete for the cores (load average ") + load + " with " +
+           std::to_string(run.ranks_here) + " ranks of this job on the node)";
+  }
+  return "processes were descheduled while waiting for their deadlines (a noisy or loaded node)";
+}
+
+}  // namespace
+
+std::string harmonization_warning(const CommSummary& comm, const RunConditions& run) {
+  if (comm.harmonized_calls < kMinCallsForWarning) return {};
+  std::vector<std::string> symptoms;
+  if (comm.failure_rate > kUnreliableFailureRate) {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.1f%%", 100.0 * comm.failure_rate);
+    symptoms.push_back(std::string(percent) +
+                       " of harmonized barriers missed their deadline (expected ~0.4%)");
+  }
+  if (!comm.exit_skew.empty() && comm.exit_skew.percentile(50.0) > kHarmonizedSkewLimit) {
+    symptoms.push_back("exit skew p50 " + format_duration(comm.exit_skew.percentile(50.0)) +
+                       " (a working harmonized barrier stays below " +
+                       format_duration(kHarmonizedSkewLimit) + ")");
+  }
+  if (symptoms.empty()) return {};
+  std::string line = comm.name + ": " + symptoms.front();
+  for (std::size_t i = 1; i < symptoms.size(); ++i) line += ", and " + symptoms[i];
+  line += ". Likely cause: " + likely_cause(run);
+  if (comm.failure_rate > kUnreliableFailureRate) {
+    line += ", or the slack is capped too low (HARMONIZE_SLACK_MAX)";
+  }
+  return line +
+         ". Timings taken after these barriers are not synchronized: rerun with at most one rank "
+         "per core on an idle node";
+}
+
+}  // namespace harmonize::report

@@ -1,0 +1,33 @@
+#pragma once
+// Whether the harmonized barriers of a communicator did what they are for
+// (every process leaving at one instant), and if not, the likely cause: the
+// user must never take timings after such barriers as synchronized.
+#include <string>
+
+#include "report/comm_stats.hpp"
+
+namespace harmonize::report {
+
+// What the job ran on, to name the likely cause.
+struct RunConditions {
+  bool oversubscribed = false;  // some node had more ranks than cores
+  int node_ranks = 0;           // ranks on the most crowded node
+  int node_cores = 0;           // cores they could run on
+  double load_average = -1;     // 1-minute load average on rank 0's node; < 0: unknown
+  int ranks_here = 0;           // ranks of this job on rank 0's node
+};
+
+// A working harmonized barrier leaves within tens to hundreds of
+// nanoseconds (README figures); a median above this means processes were
+// not running when their deadlines came.
+inline constexpr double kHarmonizedSkewLimit = 2e-6;
+// The slack settles where ~0.4 % of calls miss.
+inline constexpr double kUnreliableFailureRate = 0.05;
+// Fewer harmonized calls say nothing either way.
+inline constexpr unsigned kMinCallsForWarning = 100;
+
+// One line (without the "harmonize: warning: " prefix), or empty when the
+// communicator's harmonized barriers worked.
+std::string harmonization_warning(const CommSummary& comm, const RunConditions& run);
+
+}  // namespace harmonize::report

@@ -1,0 +1,163 @@
+#include "sync/mpi/group_transport.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "sync/mpi/mpi_error.hpp"
+
+namespace harmonize::sync {
+
+MPI_Comm private_copy(MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(comm, &rank), "PMPI_Comm_rank");
+  MPI_Comm copy = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_split(comm, 0, rank, &copy), "PMPI_Comm_split");
+  if (copy == MPI_COMM_NULL) throw MpiError("PMPI_Comm_split", MPI_ERR_COMM);
+  // Our failures are reported by us, never through the user's handler.
+  check_mpi(PMPI_Comm_set_errhandler(copy, MPI_ERRORS_RETURN), "PMPI_Comm_set_errhandler");
+  return copy;
+}
+
+int group_tag(std::uint64_t root_world_rank, std::uint64_t serial) {
+  // MPI guarantees tags up to 32767. Keys of live communicators are small
+  // numbers, so this is injective for every realistic set of them.
+  constexpr std::uint64_t kFirst = kWorldGroupTag + 1;
+  constexpr std::uint64_t kRange = 32767 - kFirst;
+  return static_cast<int>(kFirst + (root_world_rank * 8191 + serial) % kRange);
+}
+
+GroupTransport::GroupTransport(MPI_Comm carrier, std::vector<int> members, int tag,
+                               bool owns_carrier)
+    : carrier_(carrier), members_(std::move(members)), tag_(tag), owns_carrier_(owns_carrier) {
+  int me = 0;
+  check_mpi(PMPI_Comm_rank(carrier_, &me), "PMPI_Comm_rank");
+  const auto found = std::find(members_.begin(), members_.end(), me);
+  if (found == members_.end()) throw MpiError("GroupTransport", MPI_ERR_RANK);
+  rank_ = static_cast<int>(found - members_.begin());
+}
+
+GroupTransport::~GroupTransport() {
+  if (!owns_carrier_) return;
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  // Nothing to do about a failing free in a destructor: the communicator is
+  // gone with MPI_Finalize anyway.
+  if (!finalized && carrier_ != MPI_COMM_NULL) (void)PMPI_Comm_free(&carrier_);
+}
+
+std::unique_ptr<GroupTransport> GroupTransport::of_communicator(MPI_Comm carrier, MPI_Comm comm,
+                                                                int tag, std::string& why) {
+  int size = 0;
+  check_mpi(PMPI_Comm_size(comm, &size), "PMPI_Comm_size");
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group carrier_group = MPI_GROUP_NULL;
+  check_mpi(PMPI_Comm_group(comm, &group), "PMPI_Comm_group");
+  int status = PMPI_Comm_group(carrier, &carrier_group);
+  std::vector<int> ranks(static_cast<std::size_t>(size));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::vector<int> members(ranks.size(), MPI_UNDEFINED);
+  if (status == MPI_SUCCESS)
+    status = PMPI_Group_translate_ranks(group, size, ranks.data(), carrier_group, members.data());
+  (void)PMPI_Group_free(&group);
+  if (carrier_group != MPI_GROUP_NULL) (void)PMPI_Group_free(&carrier_group);
+  check_mpi(status, "PMPI_Group_translate_ranks");
+  if (std::find(members.begin(), members.end(), MPI_UNDEFINED) != members.end()) {
+    why = "some of its processes are not in MPI_COMM_WORLD (spawned or connected later)";
+    return nullptr;
+  }
+  return std::make_unique<GroupTransport>(carrier, std::move(members), tag);
+}
+
+void GroupTransport::send_raw(int peer, const void* data, int count, MPI_Datatype type) {
+  check_mpi(PMPI_Send(data, count, type, carrier_rank(peer), tag_, carrier_), "PMPI_Send");
+}
+
+void GroupTransport::recv_raw(int peer, void* data, int count, MPI_Datatype type) {
+  if (!yield_) {
+    check_mpi(PMPI_Recv(data, count, type, carrier_rank(peer), tag_, carrier_, MPI_STATUS_IGNORE),
+              "PMPI_Recv");
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(PMPI_Irecv(data, count, type, carrier_rank(peer), tag_, carrier_, &request),
+            "PMPI_Irecv");
+  for (int done = 0;;) {
+    check_mpi(PMPI_Test(&request, &done, MPI_STATUS_IGNORE), "PMPI_Test");
+    if (done) return;
+    sched_yield();
+  }
+}
+
+void GroupTransport::send(int peer, std::span<const double> values) {
+  send_raw(peer, values.data(), static_cast<int>(values.size()), MPI_DOUBLE);
+}
+
+void GroupTransport::recv(int peer, std::span<double> values) {
+  recv_raw(peer, values.data(), static_cast<int>(values.size()), MPI_DOUBLE);
+}
+
+// Binomial tree rooted at `root`: log2(size) rounds, the size first.
+void GroupTransport::broadcast(std::vector<std::byte>& bytes, int root) {
+  const int n = size();
+  if (n <= 1) return;
+  const int relative = (rank_ - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (relative & mask) {
+      const int parent = (relative - mask + root) % n;
+      std::int64_t length = 0;
+      recv_raw(parent, &length, 1, MPI_INT64_T);
+      bytes.resize(static_cast<std::size_t>(length));
+      recv_raw(parent, bytes.data(), static_cast<int>(length), MPI_BYTE);
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (relative + mask >= n) continue;
+    const int child = (relative + mask + root) % n;
+    const auto length = static_cast<std::int64_t>(bytes.size());
+    send_raw(child, &length, 1, MPI_INT64_T);
+    send_raw(child, bytes.data(), static_cast<int>(length), MPI_BYTE);
+  }
+}
+
+// Like MPI_Comm_split, without a communicator: rank 0 learns every (color,
+// key) and broadcasts the table; each process then picks its own group.
+std::unique_ptr<Transport> GroupTransport::split(int color, int key) {
+  const int n = size();
+  std::vector<int> table(2 * static_cast<std::size_t>(n));
+  if (rank_ == 0) {
+    table[0] = color;
+    table[1] = key;
+    for (int peer = 1; peer < n; ++peer) recv_raw(peer, &table[2 * peer], 2, MPI_INT);
+  } else {
+    const int mine[2] = {color, key};
+    send_raw(0, mine, 2, MPI_INT);
+  }
+  std::vector<std::byte> bytes(table.size() * sizeof(int));
+  std::memcpy(bytes.data(), table.data(), bytes.size());
+  broadcast(bytes, 0);
+  std::memcpy(table.data(), bytes.data(), std::min(bytes.size(), table.size() * sizeof(int)));
+  if (color < 0) return nullptr;
+  std::vector<int> order;  // group ranks of my color, by (key, rank)
+  for (int r = 0; r < n; ++r) {
+    if (table[2 * r] == color) order.push_back(r);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return table[2 * a + 1] < table[2 * b + 1]; });
+  std::vector<int> members;
+  for (int r : order) members.push_back(carrier_rank(r));
+  // The same tag: a child's traffic follows its parent's in the same order
+  // on every member, and MPI keeps messages of one pair and tag in order.
+  auto child = std::make_unique<GroupTransport>(carrier_, std::move(members), tag_);
+  child->set_yield_while_waiting(yield_);
+  return child;
+}
+
+}  // namespace harmonize::sync

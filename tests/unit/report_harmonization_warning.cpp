@@ -1,0 +1,66 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "report/harmonization_warning.hpp"
+
+using harmonize::report::CommSummary;
+using harmonize::report::harmonization_warning;
+using harmonize::report::RunConditions;
+
+namespace {
+
+CommSummary world(double skew_p50, double failure_rate, std::uint64_t calls = 1000) {
+  CommSummary c;
+  c.name = "MPI_COMM_WORLD";
+  c.harmonized_calls = calls;
+  c.calls = calls;
+  c.failure_rate = failure_rate;
+  for (int i = 0; i < 9; ++i) c.exit_skew.add(skew_p50);
+  return c;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a harmonized barrier that worked gets no warning", "[report][warning]") {
+  CHECK(harmonization_warning(world(40e-9, 0.004), {}).empty());
+  CHECK(harmonization_warning(world(2e-6, 0.05), {}).empty());  // at the limits
+  // Too few calls say nothing either way.
+  CHECK(harmonization_warning(world(1e-3, 1.0, 99), {}).empty());
+}
+
+TEST_CASE("a large median exit skew is flagged with the crowding that caused it",
+          "[report][warning]") {
+  // Issue 8 item 14: 16 ranks on 2 cores, p50 257-383 us, no warning.
+  RunConditions crowded{true, 16, 2, 17.0, 16};
+  const std::string line = harmonization_warning(world(300e-6, 0.01), crowded);
+  CHECK(contains(line, "MPI_COMM_WORLD: exit skew p50 300"));
+  CHECK(contains(line, "16 ranks share 2 cores on a node"));
+  CHECK(contains(line, "not synchronized"));
+  CHECK(!contains(line, "missed"));
+  CHECK(line.find('\n') == std::string::npos);
+}
+
+TEST_CASE("the likely cause is load from others, or descheduling", "[report][warning]") {
+  // Two ranks of ours keep two cores busy: a load of 2 is ours, 4.8 is not.
+  const std::string loaded = harmonization_warning(world(7e-3, 0.01), {false, 2, 2, 4.8, 2});
+  CHECK(contains(loaded, "other processes compete for the cores (load average 4.8 with 2 ranks"));
+  const std::string noisy = harmonization_warning(world(7e-3, 0.01), {false, 2, 2, 2.1, 2});
+  CHECK(contains(noisy, "descheduled while waiting"));
+  const std::string unknown = harmonization_warning(world(7e-3, 0.01), {false, 2, 2, -1, 2});
+  CHECK(contains(unknown, "descheduled while waiting"));
+}
+
+TEST_CASE("many misses and a large skew make one line", "[report][warning]") {
+  const std::string line = harmonization_warning(world(5e-6, 1.0), {});
+  CHECK(contains(line, "MPI_COMM_WORLD: 100.0% of harmonized barriers missed their deadline"));
+  CHECK(contains(line, ", and exit skew p50 5"));
+  CHECK(contains(line, "HARMONIZE_SLACK_MAX"));
+  const std::string misses_only = harmonization_warning(world(50e-9, 0.12), {});
+  CHECK(contains(misses_only, "12.0% of harmonized barriers missed"));
+  CHECK(!contains(misses_only, "exit skew"));
+}
