@@ -1,5 +1,6 @@
 #include "config/policy.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "config/canonical.hpp"
@@ -19,24 +20,12 @@ std::string quoted(const std::string& name, const std::string& value) {
   return display_value(name) + "='" + display_value(value) + "'";
 }
 
-// Index of `value` among the '|'-separated choices, or -1.
-int choice_index(std::string_view choices, std::string_view value) {
-  int index = 0;
-  while (true) {
-    const auto bar = choices.find('|');
-    if (choices.substr(0, bar) == value) return index;
-    if (bar == std::string_view::npos) return -1;
-    choices.remove_prefix(bar + 1);
-    ++index;
-  }
-}
-
 // Validates one value against its table entry. Returns "" when fine.
 std::string check_value(const Variable& v, const std::string& value) {
   bool ok = true;
   switch (v.kind) {
     case Kind::choice:
-      ok = choice_index(v.choices, value) >= 0;
+      ok = std::find(v.choices.begin(), v.choices.end(), value) != v.choices.end();
       break;
     case Kind::duration_or_auto:
       if (value == "auto") break;
@@ -77,46 +66,12 @@ std::string check_value(const Variable& v, const std::string& value) {
   return ok ? std::string() : " is not valid: expected " + accepted_values(v);
 }
 
-template <typename Enum>
-Enum as_enum(const Variable& v, const std::string& value) {
-  return static_cast<Enum>(choice_index(v.choices, value));
-}
-
+// Only validated values ever reach `effective`, so every store succeeds.
 void fill_policy(PolicyResult& result) {
-  Policy& p = result.policy;
-  const auto& e = result.effective;
-  auto var = [](const char* name) -> const Variable& { return *find_variable(name); };
-  auto text = [&](const char* name) -> const std::string& { return e.at(name); };
-  auto seconds_or_auto = [&](const char* name) -> std::optional<double> {
-    if (text(name) == "auto") return std::nullopt;
-    return parse_duration(text(name));
-  };
-  auto integer = [&](const char* name) { return *parse_integer(text(name)); };
-
-  p.mode = as_enum<Mode>(var("HARMONIZE_MODE"), text("HARMONIZE_MODE"));
-  p.comms = as_enum<CommScope>(var("HARMONIZE_COMMS"), text("HARMONIZE_COMMS"));
-  p.slack = seconds_or_auto("HARMONIZE_SLACK");
-  p.slack_growth = *parse_number(text("HARMONIZE_SLACK_GROWTH"));
-  p.slack_min = seconds_or_auto("HARMONIZE_SLACK_MIN");
-  p.slack_max = seconds_or_auto("HARMONIZE_SLACK_MAX");
-  p.resync_interval = *parse_duration(text("HARMONIZE_RESYNC_INTERVAL"));
-  p.sync = as_enum<SyncScheme>(var("HARMONIZE_SYNC"), text("HARMONIZE_SYNC"));
-  p.clock_model = as_enum<ClockModel>(var("HARMONIZE_CLOCK_MODEL"), text("HARMONIZE_CLOCK_MODEL"));
-  p.offset_algorithm =
-      as_enum<OffsetAlgorithm>(var("HARMONIZE_OFFSET_ALG"), text("HARMONIZE_OFFSET_ALG"));
-  p.fitpoints = static_cast<int>(integer("HARMONIZE_FITPOINTS"));
-  p.pingpongs = static_cast<int>(integer("HARMONIZE_PINGPONGS"));
-  p.minrtt_patience = static_cast<int>(integer("HARMONIZE_MINRTT_PATIENCE"));
-  p.time_source =
-      as_enum<TimeSourceKind>(var("HARMONIZE_TIMESOURCE"), text("HARMONIZE_TIMESOURCE"));
-  p.report = text("HARMONIZE_REPORT");
-  p.quiet = text("HARMONIZE_QUIET") == "1";
-  p.verbose = text("HARMONIZE_VERBOSE") == "1";
-  p.startup_timeout = *parse_duration(text("HARMONIZE_STARTUP_TIMEOUT"));
-  p.test_clock_offset = *parse_duration(text("HARMONIZE_TEST_CLOCK_OFFSET"));
-  p.test_clock_drift = *parse_ppm(text("HARMONIZE_TEST_CLOCK_DRIFT")) * 1e-6;
-  p.test_clock_seed = static_cast<std::uint64_t>(integer("HARMONIZE_TEST_CLOCK_SEED"));
-  p.test_node_size = static_cast<int>(integer("HARMONIZE_TEST_NODE_SIZE"));
+  for (const Variable& variable : all_variables()) {
+    if (variable.store != nullptr)
+      variable.store(result.policy, result.effective.at(std::string(variable.name)));
+  }
 }
 
 // Checks that need more than one variable.
@@ -215,32 +170,18 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
     const std::string name(variable.name);
     result.canonical[name] = canonical_value(variable, result.effective[name]);
   }
-  if (result.ok()) {
-    fill_policy(result);
-    check_combinations(result);
-  }
+  // Filled even when a value was refused (that variable keeps its default):
+  // MPI_Init still reads the start-up timeout to stop the job in step.
+  fill_policy(result);
+  if (result.ok()) check_combinations(result);
   return result;
 }
 
 const char* to_string(Mode mode) {
-  static constexpr const char* names[] = {"off", "observe", "harmonize"};
-  return names[static_cast<int>(mode)];
+  return choices::name_of(mode).data();
 }
-const char* to_string(SyncScheme scheme) {
-  static constexpr const char* names[] = {"h2hca", "hca3", "h3hca"};
-  return names[static_cast<int>(scheme)];
-}
-const char* to_string(ClockModel model) {
-  static constexpr const char* names[] = {"auto", "offset", "linear"};
-  return names[static_cast<int>(model)];
-}
-const char* to_string(OffsetAlgorithm algorithm) {
-  static constexpr const char* names[] = {"skampi", "meanrtt"};
-  return names[static_cast<int>(algorithm)];
-}
-const char* to_string(TimeSourceKind kind) {
-  static constexpr const char* names[] = {"monotonic", "tsc", "wtime"};
-  return names[static_cast<int>(kind)];
+const char* to_string(CommScope scope) {
+  return choices::name_of(scope).data();
 }
 
 }  // namespace harmonize::config

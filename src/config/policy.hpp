@@ -2,51 +2,77 @@
 // The typed, validated policy the library runs with. Building it is pure
 // (environment and file reader are inputs) so every kind of bad input is unit
 // tested; load_policy_from_environment() is the thin impure entry point.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "common/choices.hpp"
 
 namespace harmonize::config {
 
 enum class Mode { off, observe, harmonize };
-enum class CommScope { all, world };
-enum class SyncScheme { h2hca, hca3, h3hca };
-enum class ClockModel { automatic, offset, linear };
-enum class OffsetAlgorithm { skampi, meanrtt };
-enum class TimeSourceKind { monotonic, tsc, wtime };
+inline constexpr std::array<std::string_view, 3> kModeNames{"off", "observe", "harmonize"};
+static_assert(static_cast<std::size_t>(Mode::harmonize) + 1 == kModeNames.size());
 
+enum class CommScope { all, world };
+inline constexpr std::array<std::string_view, 2> kCommScopeNames{"all", "world"};
+static_assert(static_cast<std::size_t>(CommScope::world) + 1 == kCommScopeNames.size());
+
+constexpr std::span<const std::string_view> names(Mode) {
+  return kModeNames;
+}
+constexpr std::span<const std::string_view> names(CommScope) {
+  return kCommScopeNames;
+}
+
+// The choices the sync and clock layers take (one enum per concept).
+using choices::ModelKind;
+using choices::OffsetAlgorithm;
+using choices::Scheme;
+using choices::TimeSourceKind;
+
+// Every field is written from its variable's entry in the table
+// (variables.cpp), default included: the fields carry no defaults of their
+// own, so a Policy{} is zeroed, not the default policy (that is
+// build_policy() of an empty environment).
 struct Policy {
-  Mode mode = Mode::off;
-  CommScope comms = CommScope::all;
+  Mode mode{};
+  CommScope comms{};
   std::optional<double> slack;  // seconds; nullopt: auto
-  double slack_growth = 1.1;
+  double slack_growth{};
   std::optional<double> slack_min;  // nullopt: derived
   std::optional<double> slack_max;  // nullopt: derived
-  double resync_interval = 1.0;
-  SyncScheme sync = SyncScheme::h2hca;
-  ClockModel clock_model = ClockModel::automatic;
-  OffsetAlgorithm offset_algorithm = OffsetAlgorithm::skampi;
-  int fitpoints = 0;
-  int pingpongs = 0;
-  int minrtt_patience = 0;
-  TimeSourceKind time_source = TimeSourceKind::monotonic;
+  double resync_interval{};         // seconds
+  Scheme sync{};
+  ModelKind clock_model{};
+  OffsetAlgorithm offset_algorithm{};
+  int fitpoints{};
+  int pingpongs{};
+  int minrtt_patience{};
+  TimeSourceKind time_source{};
   std::string report;  // template; "none" disables the file
-  bool quiet = false;
-  bool verbose = false;
-  double startup_timeout = 30.0;  // seconds MPI_Init waits for every rank to load the library
-  double test_clock_offset = 0;   // seconds, bound of |offset|
-  double test_clock_drift = 0;    // fraction (50 ppm = 5e-5), bound of |drift|
-  std::uint64_t test_clock_seed = 1;
-  int test_node_size = 0;
+  bool quiet{};
+  bool verbose{};
+  double startup_timeout{};    // seconds MPI_Init waits for every rank to load the library
+  double test_clock_offset{};  // seconds, bound of |offset|
+  double test_clock_drift{};   // fraction (50 ppm = 5e-5), bound of |drift|
+  std::uint64_t test_clock_seed{};
+  int test_node_size{};
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }
+  bool operator==(const Policy&) const = default;
 };
 
 struct PolicyResult {
+  // Every variable's value; one whose value was refused keeps its default
+  // (MPI_Init reads HARMONIZE_STARTUP_TIMEOUT before it stops the job).
   Policy policy;
   // Effective value of every variable (after preset and environment), as text:
   // what the verbose output and the report show.
@@ -75,9 +101,7 @@ PolicyResult load_policy_from_environment(bool writes_report = true);
 
 // Names of the enums, as the variables spell them.
 const char* to_string(Mode mode);
-const char* to_string(SyncScheme scheme);
-const char* to_string(ClockModel model);
-const char* to_string(OffsetAlgorithm algorithm);
-const char* to_string(TimeSourceKind kind);
+const char* to_string(CommScope scope);
+using choices::to_string;
 
 }  // namespace harmonize::config

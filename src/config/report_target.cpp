@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "config/display.hpp"
-#include "report/report_file.hpp"  // inline template rules only: no link dependency
+#include "common/report_path.hpp"
 
 namespace harmonize::config {
 namespace {
@@ -57,7 +57,7 @@ std::string probe_as_is(const std::string& path) {
 std::string report_target_problem(const std::string& path, const std::string& probe_name) {
   if (path.empty()) return "it names no file";
   if (path.back() == '/') return "it ends with '/'; expected a file name";
-  if (report::names_open_descriptor(path)) return probe_as_is(path);
+  if (names_open_descriptor(path)) return probe_as_is(path);
   struct stat status {};
   if (::stat(path.c_str(), &status) != 0) {
     if (errno == ENOENT) return probe_directory(directory_of(path), probe_name);
@@ -77,7 +77,7 @@ void check_report_target(PolicyResult& result) {
   ::gethostname(host, sizeof host - 1);
   const std::string pid = std::to_string(::getpid());
   const std::string path =
-      report::expand_report_path(policy.report, report::report_job_id(::getpid()), host);
+      expand_report_path(policy.report, report_job_id(::getpid()), host);
   const std::string probe = ".harmonize-probe-" + std::string(host) + "-" + pid;
   if (std::string problem = report_target_problem(path, probe); !problem.empty()) {
     result.errors.push_back("HARMONIZE_REPORT='" + display_value(policy.report) +

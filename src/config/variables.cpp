@@ -1,8 +1,12 @@
 #include "config/variables.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
+#include "common/choices.hpp"
+#include "config/policy.hpp"
 #include "config/values.hpp"
 
 namespace harmonize::config {
@@ -10,70 +14,173 @@ namespace {
 
 constexpr double kDay = 86400.0;
 
-// Defaults of the sync effort were tuned with bench-clock (docs/clock-sync.md).
+// How an entry binds its Policy field. Field is a pointer to a member of
+// Policy; the static_asserts reject a kind that does not fit the field's type,
+// so an entry cannot write (say) a duration into an int.
+template <auto Field>
+using FieldType = std::remove_cvref_t<decltype(std::declval<Policy&>().*Field)>;
+
+// Writes a validated value (trimmed, in range) into the field.
+template <Kind kind, auto Field>
+void store(Policy& policy, std::string_view value) {
+  using T = FieldType<Field>;
+  T& field = policy.*Field;
+  if constexpr (kind == Kind::choice) {
+    static_assert(std::is_enum_v<T>);
+    field = *choices::parse_choice<T>(value);
+  } else if constexpr (kind == Kind::duration) {
+    static_assert(std::is_same_v<T, double>);
+    field = *parse_duration(value);  // seconds
+  } else if constexpr (kind == Kind::duration_or_auto) {
+    static_assert(std::is_same_v<T, std::optional<double>>);
+    field = value == "auto" ? std::optional<double>() : parse_duration(value);
+  } else if constexpr (kind == Kind::number) {
+    static_assert(std::is_same_v<T, double>);
+    field = *parse_number(value);
+  } else if constexpr (kind == Kind::integer) {
+    static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
+    field = static_cast<T>(*parse_integer(value));  // the range check keeps it within T
+  } else if constexpr (kind == Kind::flag) {
+    static_assert(std::is_same_v<T, bool>);
+    field = value == "1";
+  } else if constexpr (kind == Kind::ppm) {
+    static_assert(std::is_same_v<T, double>);
+    field = *parse_ppm(value) * 1e-6;  // the field holds a fraction
+  } else {
+    static_assert(kind == Kind::text || kind == Kind::report);
+    static_assert(std::is_same_v<T, std::string>);
+    field = std::string(value);
+  }
+}
+
+// A variable whose value is one of the names of its field's enum; the
+// default is a value of that enum, its name is the table's default.
+template <auto Field>
+constexpr Variable choice(std::string_view name, FieldType<Field> default_value,
+                          std::string_view help) {
+  return Variable{name, Kind::choice, choices::name_of(default_value), names(default_value), 0,
+                  0,    help,         &store<Kind::choice, Field>};
+}
+
+// Any other kind: the default as the user would write it, the range in
+// seconds (durations), ppm (drifts) or plain numbers.
+template <Kind kind, auto Field>
+constexpr Variable value(std::string_view name, std::string_view default_value, double min,
+                         double max, std::string_view help) {
+  static_assert(kind != Kind::choice, "choice<Field>() takes the enum's default");
+  return Variable{name, kind, default_value, {}, min, max, help, &store<kind, Field>};
+}
+
+// The decimal text of N, as a constant: the default of an integer variable
+// stated by a named constant that other layers share.
+template <long long N>
+struct Decimal {
+  static_assert(N >= 0);
+  static constexpr std::array<char, 21> digits = [] {
+    std::array<char, 21> text{};
+    char reversed[20] = {};
+    int count = 0;
+    long long rest = N;
+    do {
+      reversed[count++] = static_cast<char>('0' + rest % 10);
+      rest /= 10;
+    } while (rest > 0);
+    for (int i = 0; i < count; ++i) text[static_cast<std::size_t>(i)] = reversed[count - 1 - i];
+    return text;
+  }();
+};
+template <long long N>
+constexpr std::string_view decimal{Decimal<N>::digits.data()};
+
+using choices::kDefaultFitpoints;
+using choices::kDefaultMinRttPatience;
+using choices::kDefaultPingpongs;
+
+// Every default is stated here and nowhere else: those of the variables that
+// set sync::Settings are the tuned constants of common/choices.hpp, which
+// sync::Settings{} starts from too (tuned with harmonize-clockcheck --sweep,
+// docs/clock-sync.md).
 constexpr std::array kVariables{
-    Variable{"HARMONIZE_MODE", Kind::choice, "off", "off|observe|harmonize", 0, 0,
-             "off: pure pass-through. observe: native barrier, exit times taken on the global "
-             "clock (the A side). harmonize: harmonized barrier (the B side)"},
-    Variable{"HARMONIZE_COMMS", Kind::choice, "all", "all|world", 0, 0,
-             "which intracommunicators are affected"},
-    Variable{
-        "HARMONIZE_SLACK", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
+    choice<&Policy::mode>(
+        "HARMONIZE_MODE", Mode::off,
+        "off: pure pass-through. observe: native barrier, exit times taken on the global clock "
+        "(the A side). harmonize: harmonized barrier (the B side)"),
+    choice<&Policy::comms>("HARMONIZE_COMMS", CommScope::all,
+                           "which intracommunicators are affected"),
+    value<Kind::duration_or_auto, &Policy::slack>(
+        "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
         "initial slack between taking the deadline and the deadline; auto: twice the 90th "
         "percentile of the measured broadcast latency (at least 100ns); the slack then adapts, see "
-        "docs/barrier.md"},
-    Variable{"HARMONIZE_SLACK_GROWTH", Kind::number, "1.1", "", 1.0001, 100.0,
-             "factor applied to the slack after a call in which a process missed its deadline; "
-             "each successful call shrinks it by growth^(-1/249), so misses settle at ~0.4% of "
-             "calls"},
-    Variable{"HARMONIZE_SLACK_MIN", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "lower bound of the adaptive slack (auto: 100ns)"},
-    Variable{"HARMONIZE_SLACK_MAX", Kind::duration_or_auto, "auto", "", 1e-9, 10.0,
-             "upper bound of the adaptive slack (auto: 1000x the median broadcast latency, at "
-             "least 10ms, at most 1s)"},
-    Variable{"HARMONIZE_RESYNC_INTERVAL", Kind::duration, "1s", "", 1e-3, kDay,
-             "clocks are resynchronized when the last sync is older than this (sooner during the "
-             "first second: 10ms, 30ms, 90ms, ...), or after a missed deadline when the last sync "
-             "is older than 100ms"},
-    Variable{"HARMONIZE_SYNC", Kind::choice, "h2hca", "h2hca|hca3|h3hca", 0, 0,
-             "clock synchronization scheme"},
-    Variable{"HARMONIZE_CLOCK_MODEL", Kind::choice, "auto", "auto|offset|linear", 0, 0,
-             "offset-only or offset+drift model (auto: the scheme's best)"},
-    Variable{"HARMONIZE_OFFSET_ALG", Kind::choice, "skampi", "skampi|meanrtt", 0, 0,
-             "clock offset estimation"},
-    Variable{
-        "HARMONIZE_FITPOINTS", Kind::integer, "8", "", 1, kMaxSyncPingpongs,
-        "fit points per clock model (effort of the sync; fitpoints x pingpongs at most 10000)"},
-    Variable{"HARMONIZE_PINGPONGS", Kind::integer, "10", "", 1, kMaxSyncPingpongs,
-             "ping-pongs per fit point (effort of the sync; fitpoints x pingpongs at most 10000)"},
-    Variable{"HARMONIZE_MINRTT_PATIENCE", Kind::integer, "0", "", 0, 100000,
-             "stop a fit point's ping-pongs once the minimum RTT has not improved for this many "
-             "exchanges (0: always do all)"},
-    Variable{"HARMONIZE_TIMESOURCE", Kind::choice, "monotonic", "monotonic|tsc|wtime", 0, 0,
-             "local time source"},
-    Variable{"HARMONIZE_REPORT", Kind::report, "harmonize-%j.json", "", 0, 0,
-             "report file written by rank 0 at MPI_Finalize (modes observe and harmonize); "
-             "checked at MPI_Init: its directory must accept a new file (a device such as "
-             "/dev/null or /dev/stdout is written as it is)"},
-    Variable{"HARMONIZE_QUIET", Kind::flag, "0", "", 0, 1, "1: no summary line on stderr"},
-    Variable{"HARMONIZE_VERBOSE", Kind::flag, "0", "", 0, 1,
-             "1: print the effective configuration at MPI_Init and counters at MPI_Finalize "
-             "(rank 0)"},
-    Variable{"HARMONIZE_STARTUP_TIMEOUT", Kind::duration, "30s", "", 1.0, 3600.0,
-             "how long MPI_Init waits for every rank to load the library before stopping the job "
-             "(ranks launched without LD_PRELOAD)"},
-    Variable{"HARMONIZE_CONFIG", Kind::text, "", "", 0, 0,
+        "docs/barrier.md"),
+    value<Kind::number, &Policy::slack_growth>(
+        "HARMONIZE_SLACK_GROWTH", "1.1", 1.0001, 100.0,
+        "factor applied to the slack after a call in which a process missed its deadline; each "
+        "successful call shrinks it by growth^(-1/249), so misses settle at ~0.4% of calls"),
+    value<Kind::duration_or_auto, &Policy::slack_min>(
+        "HARMONIZE_SLACK_MIN", "auto", 1e-9, 10.0,
+        "lower bound of the adaptive slack (auto: 100ns)"),
+    value<Kind::duration_or_auto, &Policy::slack_max>(
+        "HARMONIZE_SLACK_MAX", "auto", 1e-9, 10.0,
+        "upper bound of the adaptive slack (auto: 1000x the median broadcast latency, at least "
+        "10ms, at most 1s)"),
+    value<Kind::duration, &Policy::resync_interval>(
+        "HARMONIZE_RESYNC_INTERVAL", "1s", 1e-3, kDay,
+        "clocks are resynchronized when the last sync is older than this (sooner during the "
+        "first second: 10ms, 30ms, 90ms, ...), or after a missed deadline when the last sync is "
+        "older than 100ms"),
+    choice<&Policy::sync>("HARMONIZE_SYNC", choices::kDefaultScheme,
+                          "clock synchronization scheme"),
+    choice<&Policy::clock_model>("HARMONIZE_CLOCK_MODEL", choices::kDefaultModelKind,
+                                 "offset-only or offset+drift model (auto: the scheme's best)"),
+    choice<&Policy::offset_algorithm>("HARMONIZE_OFFSET_ALG", choices::kDefaultOffsetAlgorithm,
+                                      "clock offset estimation"),
+    value<Kind::integer, &Policy::fitpoints>(
+        "HARMONIZE_FITPOINTS", decimal<kDefaultFitpoints>, 1, kMaxSyncPingpongs,
+        "fit points per clock model (effort of the sync; fitpoints x pingpongs at most 10000)"),
+    value<Kind::integer, &Policy::pingpongs>(
+        "HARMONIZE_PINGPONGS", decimal<kDefaultPingpongs>, 1, kMaxSyncPingpongs,
+        "ping-pongs per fit point (effort of the sync; fitpoints x pingpongs at most 10000)"),
+    value<Kind::integer, &Policy::minrtt_patience>(
+        "HARMONIZE_MINRTT_PATIENCE", decimal<kDefaultMinRttPatience>, 0, 100000,
+        "stop a fit point's ping-pongs once the minimum RTT has not improved for this many "
+        "exchanges (0: always do all)"),
+    choice<&Policy::time_source>("HARMONIZE_TIMESOURCE", choices::kDefaultTimeSource,
+                                 "local time source"),
+    value<Kind::report, &Policy::report>(
+        "HARMONIZE_REPORT", "harmonize-%j.json", 0, 0,
+        "report file written by rank 0 at MPI_Finalize (modes observe and harmonize); checked at "
+        "MPI_Init: its directory must accept a new file (a device such as /dev/null or "
+        "/dev/stdout is written as it is)"),
+    value<Kind::flag, &Policy::quiet>("HARMONIZE_QUIET", "0", 0, 1, "1: no summary line on stderr"),
+    value<Kind::flag, &Policy::verbose>(
+        "HARMONIZE_VERBOSE", "0", 0, 1,
+        "1: print the effective configuration at MPI_Init and counters at MPI_Finalize (rank 0)"),
+    value<Kind::duration, &Policy::startup_timeout>(
+        "HARMONIZE_STARTUP_TIMEOUT", "30s", 1.0, 3600.0,
+        "how long MPI_Init waits for every rank to load the library before stopping the job "
+        "(ranks launched without LD_PRELOAD)"),
+    // Read by build_policy itself (the preset), so it binds no field.
+    Variable{"HARMONIZE_CONFIG",
+             Kind::text,
+             "",
+             {},
+             0,
+             0,
              "preset file of KEY=VALUE lines (a regular file of at most 1 MiB); the environment "
              "overrides it"},
-    Variable{"HARMONIZE_TEST_CLOCK_OFFSET", Kind::duration, "0s", "", 0, 10.0,
-             "testing: each (virtual) node's clock gets a known offset within +-this"},
-    Variable{"HARMONIZE_TEST_CLOCK_DRIFT", Kind::ppm, "0ppm", "", 0, 10000,
-             "testing: each (virtual) node's clock gets a known drift within +-this"},
-    Variable{"HARMONIZE_TEST_CLOCK_SEED", Kind::integer, "1", "", 0, 4294967295.0,
-             "testing: seed of the test clocks' offsets and drifts"},
-    Variable{"HARMONIZE_TEST_NODE_SIZE", Kind::integer, "0", "", 0, 1 << 20,
-             "testing: group ranks into virtual nodes of this many ranks sharing one clock "
-             "(0: one rank per virtual node when test clocks are on)"},
+    value<Kind::duration, &Policy::test_clock_offset>(
+        "HARMONIZE_TEST_CLOCK_OFFSET", "0s", 0, 10.0,
+        "testing: each (virtual) node's clock gets a known offset within +-this"),
+    value<Kind::ppm, &Policy::test_clock_drift>(
+        "HARMONIZE_TEST_CLOCK_DRIFT", "0ppm", 0, 10000,
+        "testing: each (virtual) node's clock gets a known drift within +-this"),
+    value<Kind::integer, &Policy::test_clock_seed>(
+        "HARMONIZE_TEST_CLOCK_SEED", "1", 0, 4294967295.0,
+        "testing: seed of the test clocks' offsets and drifts"),
+    value<Kind::integer, &Policy::test_node_size>(
+        "HARMONIZE_TEST_NODE_SIZE", "0", 0, 1 << 20,
+        "testing: group ranks into virtual nodes of this many ranks sharing one clock (0: one rank "
+        "per virtual node when test clocks are on)"),
 };
 
 constexpr std::array kScriptVariables{
@@ -110,7 +217,8 @@ std::string accepted_values(const Variable& v) {
   switch (v.kind) {
     case Kind::choice: {
       std::string text = "one of ";
-      for (char c : v.choices) text += (c == '|') ? std::string(", ") : std::string(1, c);
+      for (std::size_t i = 0; i < v.choices.size(); ++i)
+        text += (i > 0 ? ", " : "") + std::string(v.choices[i]);
       return text;
     }
     case Kind::duration: {

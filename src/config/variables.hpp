@@ -1,12 +1,17 @@
 #pragma once
-// The one table of HARMONIZE_* variables. Parsing, validation, the "did you
-// mean" suggestion and the README table are all derived from it, so a new
-// variable is added here and nowhere else.
+// The one table of HARMONIZE_* variables (variables.cpp). Each entry names a
+// variable, its kind, its default, what it accepts and the Policy field it
+// sets; parsing, validation, building the Policy (a loop over the table), the
+// "did you mean" suggestion and the README table (harmonize-config
+// --markdown) are derived from it. A new variable is one entry there plus the
+// Policy field it sets (docs/config.md).
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace harmonize::config {
+
+struct Policy;  // config/policy.hpp
 
 enum class Kind {
   choice,            // one of `choices`
@@ -24,10 +29,14 @@ struct Variable {
   std::string_view name;
   Kind kind;
   std::string_view default_value;
-  std::string_view choices;  // '|'-separated, for Kind::choice
+  std::span<const std::string_view> choices;  // Kind::choice: the enum's names
   double min = 0;
   double max = 0;
   std::string_view help;
+  // Writes a value that passed validation into the Policy field the variable
+  // binds. Null only for HARMONIZE_CONFIG, which names the preset that
+  // build_policy reads rather than a field.
+  void (*store)(Policy& policy, std::string_view value) = nullptr;
 };
 
 std::span<const Variable> all_variables();
@@ -49,7 +58,8 @@ bool is_script_variable(std::string_view name);
 // nodes) rounds, and a resync costs the same). At the 20-60 us a ping-pong
 // takes over TCP, 10000 make a round of 0.2-0.6 s (up to twice that when
 // stalled fit points are measured again): slow but finite, where 10^10 never
-// ends. The tuned default is 80, config/precise.env 960.
+// ends. The tuned default (common/choices.hpp) is 8 x 10 = 80,
+// config/precise.env 32 x 30 = 960.
 inline constexpr long long kMaxSyncPingpongs = 10000;
 
 // "what is accepted" wording for error messages, derived from the entry.

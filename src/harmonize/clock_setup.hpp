@@ -1,6 +1,8 @@
 #pragma once
-// Turns the policy into the clocks the session runs on: the local time source
-// (skewed when test clocks are on), the untouched truth, and sync settings.
+// Turns the policy into the clocks a process runs on: the selected time
+// source, what the algorithms read (that source, skewed when test clocks are
+// on), the untouched truth, and the sync settings. The session and
+// harmonize-clockcheck both set their clocks up here.
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,18 +15,47 @@
 namespace harmonize {
 
 struct ClockSetup {
-  std::unique_ptr<clock::TimeSource> local;  // what the algorithms read
-  std::unique_ptr<clock::TimeSource> truth;  // untouched CLOCK_MONOTONIC
+  // The HARMONIZE_TIMESOURCE source, owned here when test clocks skew it
+  // (`local` is then a view of it); null otherwise (`local` is the source).
+  // Declared before `local`, which may refer to it.
+  std::unique_ptr<clock::TimeSource> unskewed;
+  // What the algorithms read: local = skewed_time(skew, source().now()).
+  std::unique_ptr<clock::TimeSource> local;
+  // Untouched CLOCK_MONOTONIC, one clock for every process of a machine
+  // whatever the time source: the session's truth for exit skews.
+  std::unique_ptr<clock::TimeSource> truth;
   clock::TestClockSpec test_clock;
   bool test_clock_active = false;
+  clock::Skew skew{0.0, 0.0};  // of this rank's (virtual) node; zero without test clocks
   sync::Settings sync_settings;
   // With HARMONIZE_TEST_NODE_SIZE, virtual nodes replace shared-memory nodes.
   std::function<int(int world_rank)> virtual_node_of_rank;
+
+  // The selected time source before the test skew: the exact truth of
+  // `local` (harmonize-clockcheck's ground truth). Per process for tsc and
+  // wtime, which is why `truth` is monotonic.
+  const clock::TimeSource& source() const { return unskewed ? *unskewed : *local; }
+  // The test skew of any rank's (virtual) node.
+  clock::Skew skew_of_rank(int world_rank) const {
+    return clock::skew_for_node(test_clock, clock::virtual_node_of(test_clock, world_rank));
+  }
 };
 
-// Fills `error` (one line) when the requested time source is unavailable.
+// Fills `error` (one line) and leaves `local` null when the requested time
+// source is unavailable.
 ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::string& error);
 
-sync::Settings sync_settings_from(const config::Policy& policy);
+// The policy and the sync layer share their enums (common/choices.hpp), so
+// this copies fields. Inline: the unit tests check it without MPI.
+inline sync::Settings sync_settings_from(const config::Policy& policy) {
+  sync::Settings settings;
+  settings.scheme = policy.sync;
+  settings.model = policy.clock_model;
+  settings.offset = policy.offset_algorithm;
+  settings.fitpoints = policy.fitpoints;
+  settings.pingpongs = policy.pingpongs;
+  settings.min_rtt_patience = policy.minrtt_patience;
+  return settings;
+}
 
 }  // namespace harmonize

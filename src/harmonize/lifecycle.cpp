@@ -10,6 +10,8 @@
 #include "config/variables.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/startup_check.hpp"
+#include "sync/mpi/comm_collectives.hpp"
+#include "sync/mpi/gather.hpp"
 
 namespace harmonize {
 namespace {
@@ -44,8 +46,7 @@ void print_counters(const Library& library) {
   std::uint64_t total[2] = {mine[0], mine[1]};
   std::string who = "on rank " + std::to_string(library.rank);
   // Mode off makes no collective: there every rank speaks for itself.
-  if (library.world != MPI_COMM_NULL &&
-      PMPI_Reduce(mine, total, 2, MPI_UINT64_T, MPI_SUM, 0, library.world) == MPI_SUCCESS) {
+  if (library.world != MPI_COMM_NULL && sync::sum_to_root(library.world, mine, total)) {
     if (library.rank != 0) return;
     who = "on " + std::to_string(library.size) + " ranks";
   }
@@ -77,8 +78,9 @@ int guarded(const char* where, int on_error, Body body) noexcept {
 int initialize_unguarded() {
   if (g_library != nullptr) return MPI_SUCCESS;  // MPI_Init_thread after MPI_Init: MPI errs
   auto library = std::make_unique<Library>();
-  (void)PMPI_Comm_rank(MPI_COMM_WORLD, &library->rank);
-  (void)PMPI_Comm_size(MPI_COMM_WORLD, &library->size);
+  const sync::CommFacts world = sync::describe_communicator(MPI_COMM_WORLD);
+  library->rank = world.rank;
+  library->size = world.size;
   library->configuration = config::load_policy_from_environment(library->rank == 0);
   const config::Policy& policy = library->configuration.policy;
   if (library->configuration.ok() && policy.mode == config::Mode::off) {
@@ -87,7 +89,6 @@ int initialize_unguarded() {
     stop_alone_on_policy_errors(library->configuration);
   } else {
     library->world = join_private_world(policy.startup_timeout);
-    (void)PMPI_Comm_set_name(library->world, "harmonize-private-world");
     stop_job_on_policy_errors(library->configuration, library->world);
     stop_job_on_policy_disagreement(library->configuration, library->world);
   }
@@ -107,7 +108,7 @@ void finalize_unguarded() {
   library->session->finish();
   if (library->configuration.policy.verbose) print_counters(*library);
   library->session.reset();
-  if (library->world != MPI_COMM_NULL) (void)PMPI_Comm_free(&library->world);
+  leave_private_world(library->world);
 }
 
 }  // namespace
@@ -117,9 +118,7 @@ int initialize_library() noexcept {
   if (status != MPI_SUCCESS) {
     // The other ranks may be in the library's start-up collectives: a job
     // half set up can only be stopped, with the line above saying why.
-    std::fprintf(stderr, "harmonize: error: stopping the job before it runs (exit status 2)\n");
-    std::fflush(stderr);
-    PMPI_Abort(MPI_COMM_WORLD, 2);
+    stop_job_before_it_runs();
   }
   return status;
 }
@@ -133,7 +132,7 @@ void finalize_library() noexcept {
 
 int intercepted_barrier(MPI_Comm comm, Entry entry) noexcept {
   Library* library = g_library;
-  if (library == nullptr) return PMPI_Barrier(comm);
+  if (library == nullptr) return sync::native_barrier(comm);
   (entry == Entry::c ? library->c_calls : library->fortran_calls)
       .fetch_add(1, std::memory_order_relaxed);
   return guarded("MPI_Barrier", MPI_ERR_INTERN, [&] { return library->session->barrier(comm); });

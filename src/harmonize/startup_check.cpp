@@ -25,12 +25,7 @@ void abort_with(const std::vector<std::string>& errors) {
     std::fprintf(stderr, "harmonize: error: ... and %zu more errors like these\n",
                  errors.size() - kMostLines);
   }
-  std::fprintf(stderr, "harmonize: error: stopping the job before it runs (exit status 2)\n");
-  std::fflush(stderr);
-  // Give the launcher a moment to forward the lines: MPICH's Hydra tears the
-  // job down on abort and may drop output still in flight.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  PMPI_Abort(MPI_COMM_WORLD, 2);
+  stop_job_before_it_runs();
 }
 
 // FNV-1a: equal texts give equal numbers on every rank.
@@ -51,6 +46,20 @@ std::string seconds_text(double seconds) {
 }
 
 }  // namespace
+
+void stop_job_before_it_runs() {
+  std::fprintf(stderr, "harmonize: error: stopping the job before it runs (exit status 2)\n");
+  std::fflush(stderr);
+  // Give the launcher a moment to forward the lines: MPICH's Hydra tears the
+  // job down on abort and may drop output still in flight.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+void leave_private_world(MPI_Comm& world) {
+  // At MPI_Finalize a failing free changes nothing: the runtime goes next.
+  if (world != MPI_COMM_NULL) (void)PMPI_Comm_free(&world);
+}
 
 MPI_Comm join_private_world(double timeout_seconds) {
   MPI_Comm world = MPI_COMM_NULL;
@@ -81,6 +90,7 @@ MPI_Comm join_private_world(double timeout_seconds) {
   }
   // Our failures are reported by us, never through the user's handler.
   (void)PMPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  (void)PMPI_Comm_set_name(world, "harmonize-private-world");
   return world;
 }
 

@@ -6,6 +6,13 @@
 
 namespace harmonize {
 
+// Prints "stopping the job before it runs (exit status 2)" and aborts the job.
+// PMPI_Abort does not return in practice.
+void stop_job_before_it_runs();
+
+// Frees the private world (no-op for MPI_COMM_NULL) at MPI_Finalize.
+void leave_private_world(MPI_Comm& world);
+
 // The library's private copy of MPI_COMM_WORLD (errors returned, not fatal),
 // made without blocking: a rank launched without the library never joins, so
 // after `timeout_seconds` this rank prints one line naming the likely cause

@@ -41,6 +41,17 @@ std::string harmonization_warning(const CommSummary& comm, const RunConditions& 
                        " (a working harmonized barrier stays below " +
                        format_duration(kHarmonizedSkewLimit) + ")");
   }
+  // A slack that ran away after a burst of misses (it shrinks by a small
+  // step per call) makes every call wait for it: the misses look rare and
+  // the skew fine, but the benchmark is slowed down many times.
+  const double mean_in_call = comm.time_in_call.empty() ? 0.0 : comm.time_in_call.mean();
+  if (comm.slack_initial > 0 && mean_in_call > kRunawayFactor * comm.slack_initial &&
+      mean_in_call > kRunawayFloor) {
+    symptoms.push_back("mean time in the call " + format_duration(mean_in_call) + ", " +
+                       std::to_string(static_cast<long long>(mean_in_call / comm.slack_initial)) +
+                       "x the initial slack " + format_duration(comm.slack_initial) +
+                       " (the slack grew after misses and every call waits for it)");
+  }
   if (symptoms.empty()) return {};
   std::string line = comm.name + ": " + symptoms.front();
   for (std::size_t i = 1; i < symptoms.size(); ++i) line += ", and " + symptoms[i];

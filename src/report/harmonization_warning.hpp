@@ -23,6 +23,11 @@ struct RunConditions {
 inline constexpr double kHarmonizedSkewLimit = 2e-6;
 // The slack settles where ~0.4 % of calls miss.
 inline constexpr double kUnreliableFailureRate = 0.05;
+// A call normally lasts about the slack plus a broadcast; far longer on
+// average means the slack ran away (issue 8, found running OSU over TCP:
+// 5.7 ms per call against a slack of tens of microseconds).
+inline constexpr double kRunawayFactor = 20.0;
+inline constexpr double kRunawayFloor = 100e-6;
 // Fewer harmonized calls say nothing either way.
 inline constexpr unsigned kMinCallsForWarning = 100;
 

@@ -3,42 +3,47 @@
 #include <optional>
 #include <string_view>
 
+#include "common/choices.hpp"
+
 namespace harmonize::sync {
 
-enum class Scheme { hca3, h2hca, h3hca };
-enum class OffsetAlgorithm { skampi, mean_rtt };
-// automatic: offset-only until the fit points span more than one sync
-// (kMinDriftBaseline), then a linear model whose slope is kept only when it
-// is statistically significant (|slope| > 2 standard errors). A single sync's
-// millisecond is too short to see a drift reliably (see choose_model); over
-// seconds of history the linear model of paper 001 is the best one.
-enum class ModelKind { automatic, offset_only, linear };
+// The enums, their names and the tuned defaults are shared with the policy
+// (common/choices.hpp): one enum per concept.
+using choices::ModelKind;
+using choices::OffsetAlgorithm;
+using choices::Scheme;
+using choices::to_string;
 
 struct Settings {
-  Scheme scheme = Scheme::h2hca;
-  OffsetAlgorithm offset = OffsetAlgorithm::skampi;
-  ModelKind model = ModelKind::automatic;
-  // Tuned with harmonize-clockcheck --sweep (docs/clock-sync.md): 8 x 10
-  // keeps a 2-rank sync well under 1 ms on shared memory and under 5 ms on
-  // TCP loopback; accuracy over time comes from the history, not from effort.
-  int fitpoints = 8;
-  int pingpongs = 10;
-  int min_rtt_patience = 0;  // 0 = off: always do all ping-pongs
+  Scheme scheme = choices::kDefaultScheme;
+  OffsetAlgorithm offset = choices::kDefaultOffsetAlgorithm;
+  ModelKind model = choices::kDefaultModelKind;
+  int fitpoints = choices::kDefaultFitpoints;
+  int pingpongs = choices::kDefaultPingpongs;
+  int min_rtt_patience = choices::kDefaultMinRttPatience;  // 0 = off
   // Refinement across syncs: fit points of up to this many earlier syncs of
   // the same pair, no older than history_seconds, feed the drift estimate.
   // Paper 001 (fig. 2) finds drift linear over ~20 s, not over minutes.
   int history_syncs = 8;
   // Set when the node is oversubscribed (more ranks than cores): the MPI
-  // transport then waits by polling and yielding (see MpiTransport).
+  // transport then waits by polling and yielding
+  // (GroupTransport::set_yield_while_waiting).
   bool yield_while_waiting = false;
   double history_seconds = 30.0;
+
+  bool operator==(const Settings&) const = default;
 };
 
-std::optional<Scheme> parse_scheme(std::string_view text);
-std::optional<OffsetAlgorithm> parse_offset_algorithm(std::string_view text);
-std::optional<ModelKind> parse_model_kind(std::string_view text);
-const char* to_string(Scheme scheme);
-const char* to_string(OffsetAlgorithm offset);
-const char* to_string(ModelKind model);
+// By name, as the variables spell them (used by the sync unit tests; the
+// policy parses its values itself).
+inline std::optional<Scheme> parse_scheme(std::string_view text) {
+  return choices::parse_choice<Scheme>(text);
+}
+inline std::optional<OffsetAlgorithm> parse_offset_algorithm(std::string_view text) {
+  return choices::parse_choice<OffsetAlgorithm>(text);
+}
+inline std::optional<ModelKind> parse_model_kind(std::string_view text) {
+  return choices::parse_choice<ModelKind>(text);
+}
 
 }  // namespace harmonize::sync

@@ -1,18 +1,20 @@
 #pragma once
 // The little the sync algorithms need from a network. Implemented over PMPI
-// (sync/mpi) and in-process for tests (sync/simulator).
+// on the library's private world (sync/mpi/group_transport) and in-process
+// for tests (sync/sim_world). The collectives come for free from the
+// point-to-point messages (binomial trees), so the barrier protocols run on
+// any transport too.
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "sync/collectives.hpp"
+
 namespace harmonize::sync {
 
-class Transport {
+class Transport : public Collectives {
  public:
-  virtual ~Transport() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
   // Point-to-point within this group; a few doubles, blocking, in order.
   virtual void send(int peer, std::span<const double> values) = 0;
   virtual void recv(int peer, std::span<double> values) = 0;
@@ -21,6 +23,11 @@ class Transport {
   // Collective: like MPI_Comm_split; color < 0 means "not in any group" and
   // returns nullptr for that caller.
   virtual std::unique_ptr<Transport> split(int color, int key) = 0;
+
+  void reduce_to_root(std::span<const double> in, std::span<double> out, ReduceOp op,
+                      int root) override;
+  void broadcast_from_root(std::span<double> values, int root) override;
+  void barrier() override;
 };
 
 }  // namespace harmonize::sync

@@ -18,13 +18,13 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "clock/global_clock.hpp"
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
 #include "config/policy.hpp"
@@ -36,7 +36,6 @@
 namespace {
 
 using harmonize::clock::GlobalClock;
-using harmonize::clock::TestClockSpec;
 using harmonize::sync::CommClockSync;
 using harmonize::sync::Settings;
 
@@ -47,10 +46,6 @@ struct Options {
   bool json = false;
   bool sweep = false;
 };
-
-double wtime() {
-  return PMPI_Wtime();
-}
 
 std::optional<Options> parse_options(int argc, char** argv, std::string& error) {
   Options options;
@@ -83,24 +78,23 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error) 
   return options;
 }
 
-// The clocks of this process: the untouched source (truth) and what the
-// library reads (skewed when test clocks are on).
+// The clocks of this process, as the library sets them up. The tool's truth
+// is the selected time source before the test skew (ClockSetup::source()),
+// which the skewed clock the sync reads follows exactly, whatever the source.
+// (The session's truth is CLOCK_MONOTONIC, which the two differ from with
+// tsc and wtime only.)
 struct Clocks {
-  std::unique_ptr<harmonize::clock::TimeSource> truth;
-  std::unique_ptr<harmonize::clock::TimeSource> local;  // null: local is truth
-  TestClockSpec spec;
-  bool test = false;
-  int rank = 0;
-  const harmonize::clock::TimeSource& source() const { return local ? *local : *truth; }
+  const harmonize::ClockSetup& setup;
+  const harmonize::clock::TimeSource& truth() const { return setup.source(); }
+  const harmonize::clock::TimeSource& source() const { return *setup.local; }
+  bool test() const { return setup.test_clock_active; }
 
   // Exact error of `global` against rank 0's clock at true time t. Every
   // rank evaluates at the same instant (see common_instant), so a rank that
   // was descheduled before it got here does not see its model's residual
   // drift over that gap counted as error.
   double true_error(const GlobalClock& global, double t) const {
-    const auto mine = harmonize::clock::skew_for_node(spec, virtual_node_of(spec, rank));
-    const auto reference = harmonize::clock::skew_for_node(spec, virtual_node_of(spec, 0));
-    return global.to_global(skewed_time(mine, t)) - skewed_time(reference, t);
+    return global.to_global(skewed_time(setup.skew, t)) - skewed_time(setup.skew_of_rank(0), t);
   }
 };
 
@@ -108,7 +102,7 @@ struct Clocks {
 // a TSC calibrated per process and MPI_Wtime (per-process origin in some
 // MPIs) are not.
 bool truth_is_shared(const Clocks& clocks) {
-  return std::string_view(clocks.truth->name()) == "monotonic";
+  return std::string_view(clocks.truth().name()) == "monotonic";
 }
 
 // Algorithm 6's MEASURE_OFFSET from every rank to rank 0, over the global
@@ -170,13 +164,13 @@ double max_over_ranks(double value) {
 
 // The true time at which the last rank got here: "right after the sync".
 double common_instant(const Clocks& clocks) {
-  return max_over_ranks(clocks.truth->now());
+  return max_over_ranks(clocks.truth().now());
 }
 
 int run_check(const Options& options, const Settings& settings, const Clocks& clocks,
               const std::function<int(int)>& node_of, int rank, int size) {
-  auto sync =
-      CommClockSync::create_on_copy(MPI_COMM_WORLD, settings, GlobalClock(clocks.source(), {}), node_of);
+  auto sync = CommClockSync::create_on_copy(MPI_COMM_WORLD, settings,
+                                            GlobalClock(clocks.source(), {}), node_of);
   RankRow row;
   GlobalClock global(clocks.source(), {});
   double synced_at = 0;
@@ -189,7 +183,7 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
     PMPI_Barrier(MPI_COMM_WORLD);
     global = sync->synchronize();
     synced_at = common_instant(clocks);
-    const double error = clocks.test ? clocks.true_error(global, synced_at) : 0.0;
+    const double error = clocks.test() ? clocks.true_error(global, synced_at) : 0.0;
     durations.push_back(max_over_ranks(sync->last_report().seconds));
     errors_after_each.push_back(max_over_ranks(std::abs(error)));
     row.true_after_sync = error;
@@ -197,7 +191,7 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
   row.sync_seconds = sync->last_report().seconds;
   row.measured_after_sync = measured_offset(*sync, global, settings);
   spin_for(options.wait);
-  if (clocks.test) row.true_after_wait = clocks.true_error(global, synced_at + options.wait);
+  if (clocks.test()) row.true_after_wait = clocks.true_error(global, synced_at + options.wait);
   row.measured_after_wait = measured_offset(*sync, global, settings);
   const auto rows = gather_rows(row, size);
   if (rank != 0) return 0;
@@ -211,7 +205,7 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
         "\"truth_exact\": %s, \"wait_s\": %g, \"syncs\": [",
         size, report.nodes, harmonize::sync::to_string(report.scheme_used), report.rounds,
         report.levels, settings.fitpoints, settings.pingpongs, clocks.source().name(),
-        clocks.test ? "true" : "false", truth_is_shared(clocks) ? "true" : "false", options.wait);
+        clocks.test() ? "true" : "false", truth_is_shared(clocks) ? "true" : "false", options.wait);
     for (std::size_t i = 0; i < durations.size(); ++i)
       std::printf("%s{\"seconds\": %.9g, \"max_true_error_ns\": %.6g}", i ? ", " : "", durations[i],
                   ns(errors_after_each[i]));
@@ -246,16 +240,16 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
       clocks.source().name(), size, report.nodes, report.levels, report.rounds);
   if (!report.fallback_note.empty())
     std::printf("clockcheck: note: %s\n", report.fallback_note.c_str());
-  if (clocks.test && !truth_is_shared(clocks))
+  if (clocks.test() && !truth_is_shared(clocks))
     std::printf(
         "clockcheck: note: the %s source is per process (own calibration or origin), so "
         "the true errors include how the processes' sources differ; only monotonic is "
         "one clock for all\n",
-        clocks.truth->name());
+        clocks.truth().name());
   for (std::size_t i = 0; i < durations.size(); ++i)
     std::printf(
         "sync %zu: %.1f us%s\n", i + 1, durations[i] * 1e6,
-        clocks.test
+        clocks.test()
             ? (", max true error " + std::to_string(ns(errors_after_each[i])) + " ns").c_str()
             : "");
   std::printf("%5s %14s %16s %16s %18s %18s\n", "rank", "sync_us", "true_sync_ns", "true_wait_ns",
@@ -286,7 +280,7 @@ int run_sweep(const Settings& base_settings, const Clocks& clocks,
               const std::function<int(int)>& node_of, int rank) {
   if (rank == 0)
     std::printf("%10s %10s %12s %16s\n", "fitpoints", "pingpongs", "sync_us",
-                clocks.test ? "true_error_ns" : "offset_ns");
+                clocks.test() ? "true_error_ns" : "offset_ns");
   for (int fitpoints : {2, 4, 8, 16, 32}) {
     for (int pingpongs : {5, 10, 20, 40}) {
       Settings settings = base_settings;
@@ -295,11 +289,11 @@ int run_sweep(const Settings& base_settings, const Clocks& clocks,
       std::vector<double> durations, errors;
       for (int repeat = 0; repeat < 3; ++repeat) {
         auto sync = CommClockSync::create_on_copy(MPI_COMM_WORLD, settings,
-                                          GlobalClock(clocks.source(), {}), node_of);
+                                                  GlobalClock(clocks.source(), {}), node_of);
         PMPI_Barrier(MPI_COMM_WORLD);
         const GlobalClock global = sync->synchronize();
-        const double error = clocks.test ? clocks.true_error(global, common_instant(clocks))
-                                         : measured_offset(*sync, global, settings);
+        const double error = clocks.test() ? clocks.true_error(global, common_instant(clocks))
+                                           : measured_offset(*sync, global, settings);
         durations.push_back(max_over_ranks(sync->last_report().seconds));
         errors.push_back(max_over_ranks(std::abs(error)));
       }
@@ -332,29 +326,19 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  const auto& p = policy.policy;
-  Clocks clocks;
-  clocks.rank = rank;
-  clocks.truth = harmonize::clock::make_named_source(harmonize::config::to_string(p.time_source),
-                                                     &wtime, error);
-  if (!clocks.truth) {
-    if (rank == 0) std::fprintf(stderr, "harmonize: HARMONIZE_TIMESOURCE: %s\n", error.c_str());
+  // The library's own set-up: the clocks, the sync settings and the
+  // virtual nodes are those a job would run with.
+  harmonize::ClockSetup setup = harmonize::make_clock_setup(policy.policy, rank, error);
+  if (!setup.local) {
+    if (rank == 0) std::fprintf(stderr, "harmonize: %s\n", error.c_str());
     MPI_Finalize();
     return 2;
   }
-  clocks.spec =
-      TestClockSpec{p.test_clock_offset, p.test_clock_drift, p.test_clock_seed, p.test_node_size};
-  clocks.test = p.test_clock_active();
-  std::function<int(int)> node_of;
-  if (clocks.test || p.test_node_size > 0) {
-    node_of = [spec = clocks.spec](int world_rank) { return virtual_node_of(spec, world_rank); };
-  }
-  if (clocks.test) {
-    const auto skew = skew_for_node(clocks.spec, virtual_node_of(clocks.spec, rank));
-    clocks.local = harmonize::clock::make_skewed_view(*clocks.truth, skew.offset, skew.drift);
-  }
-  Settings settings = harmonize::sync_settings_from(p);
-  settings.yield_while_waiting = harmonize::sync::node_crowding(MPI_COMM_WORLD).oversubscribed;
+  setup.sync_settings.yield_while_waiting =
+      harmonize::sync::node_crowding(MPI_COMM_WORLD).oversubscribed;
+  const Clocks clocks{setup};
+  const Settings& settings = setup.sync_settings;
+  const std::function<int(int)>& node_of = setup.virtual_node_of_rank;
   const int status = options->sweep ? run_sweep(settings, clocks, node_of, rank)
                                     : run_check(*options, settings, clocks, node_of, rank, size);
   std::fflush(stdout);

@@ -31,7 +31,7 @@ TEST_CASE("defaults make a valid off policy", "[config]") {
   CHECK_FALSE(result.policy.slack);
   CHECK(result.policy.slack_growth == 1.1);
   CHECK(result.policy.resync_interval == 1.0);
-  CHECK(result.policy.sync == SyncScheme::h2hca);
+  CHECK(result.policy.sync == Scheme::h2hca);
   CHECK(result.policy.report == "harmonize-%j.json");
   CHECK_FALSE(result.policy.test_clock_active());
   // Every variable has an effective value and an origin.
@@ -64,7 +64,7 @@ TEST_CASE("values are typed", "[config]") {
   CHECK(result.policy.mode == Mode::harmonize);
   CHECK(*result.policy.slack == Approx(20e-6));
   CHECK(result.policy.slack_growth == 2.0);
-  CHECK(result.policy.sync == SyncScheme::hca3);
+  CHECK(result.policy.sync == Scheme::hca3);
   CHECK(result.policy.test_clock_offset == Approx(1e-3));
   CHECK(result.policy.test_clock_drift == Approx(50e-6));
   CHECK(result.policy.test_node_size == 2);
@@ -246,7 +246,7 @@ TEST_CASE("blanks around every value are trimmed", "[config]") {
   CHECK(result.policy.mode == Mode::harmonize);
   CHECK_FALSE(result.policy.slack);
   CHECK(result.policy.quiet);
-  CHECK(result.policy.sync == SyncScheme::hca3);
+  CHECK(result.policy.sync == Scheme::hca3);
   CHECK(result.policy.report == "r.json");
   CHECK(result.effective.at("HARMONIZE_MODE") == "harmonize");
   // A value of blanks only is still not a choice, and is shown as given.

@@ -64,3 +64,19 @@ TEST_CASE("many misses and a large skew make one line", "[report][warning]") {
   CHECK(contains(misses_only, "12.0% of harmonized barriers missed"));
   CHECK(!contains(misses_only, "exit skew"));
 }
+
+TEST_CASE("a slack that ran away is flagged by the time spent in the call", "[report][warning]") {
+  // Found running osu_allreduce over TCP: 3 % missed, p50 10 ns, but 5.7 ms
+  // in every call against a slack that started at 30 us.
+  CommSummary c = world(10e-9, 0.03);
+  c.slack_initial = 30e-6;
+  for (int i = 0; i < 9; ++i) c.time_in_call.add(5.7e-3);
+  const std::string line = harmonization_warning(c, {});
+  CHECK(contains(line, "mean time in the call 5.7"));
+  CHECK(contains(line, "190x the initial slack 30"));
+  // An ordinary call lasts about the slack plus a broadcast.
+  CommSummary fine = world(10e-9, 0.004);
+  fine.slack_initial = 30e-6;
+  for (int i = 0; i < 9; ++i) fine.time_in_call.add(45e-6);
+  CHECK(harmonization_warning(fine, {}).empty());
+}

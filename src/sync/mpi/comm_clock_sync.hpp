@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clock/global_clock.hpp"
+#include "sync/clock_sync.hpp"
 #include "sync/hierarchical_sync.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/group_transport.hpp"
@@ -14,17 +15,7 @@
 
 namespace harmonize::sync {
 
-struct SyncReport {
-  double seconds = 0;         // duration of the last synchronize() on this process
-  int rounds = 0;             // HCA3 rounds (ceil(log2) per HCA3 level)
-  int levels = 0;             // hierarchy levels used (1 hca3, 2 h2hca, 3 h3hca)
-  int nodes = 0;              // (virtual) nodes in the group
-  std::string fallback_note;  // e.g. why h3hca ran as h2hca
-  Scheme scheme_used = Scheme::h2hca;
-  int syncs = 0;  // synchronize() calls so far
-};
-
-class CommClockSync {
+class CommClockSync final : public ClockSync {
  public:
   // Collective over the group of `transport`, whose placement comes from
   // `layout` (no communication). `base` is the clock this sync refines (the
@@ -39,13 +30,10 @@ class CommClockSync {
       MPI_Comm comm, const Settings& settings, clock::GlobalClock base,
       const std::function<int(int world_rank)>& virtual_node_of_rank = {});
 
-  // Collective; returns the new global clock. Later calls refine the drift
-  // with the fit points of earlier calls. Throws MpiError.
-  clock::GlobalClock synchronize();
-  // Replace the base (e.g. after the world clock was resynchronized); the
-  // history measured on the old base is dropped when the models differ.
-  void rebase(clock::GlobalClock base);
-  const SyncReport& last_report() const { return report_; }
+  // Throws MpiError.
+  clock::GlobalClock synchronize() override;
+  void rebase(clock::GlobalClock base) override;
+  const SyncReport& last_report() const override { return report_; }
   // The group's traffic (for Check-Global-Clock style measurements by tools).
   Transport& transport() { return *transport_; }
 

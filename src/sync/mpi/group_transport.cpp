@@ -1,7 +1,5 @@
 #include "sync/mpi/group_transport.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +7,7 @@
 #include <string>
 
 #include "sync/mpi/mpi_error.hpp"
+#include "sync/mpi/wait.hpp"
 
 namespace harmonize::sync {
 
@@ -84,13 +83,10 @@ void GroupTransport::recv_raw(int peer, void* data, int count, MPI_Datatype type
     return;
   }
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(PMPI_Irecv(data, count, type, carrier_rank(peer), tag_, carrier_, &request),
-            "PMPI_Irecv");
-  for (int done = 0;;) {
-    check_mpi(PMPI_Test(&request, &done, MPI_STATUS_IGNORE), "PMPI_Test");
-    if (done) return;
-    sched_yield();
-  }
+  check_mpi(
+      wait_for(request, PMPI_Irecv(data, count, type, carrier_rank(peer), tag_, carrier_, &request),
+               true),
+      "PMPI_Irecv");
 }
 
 void GroupTransport::send(int peer, std::span<const double> values) {

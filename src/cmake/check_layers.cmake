@@ -1,0 +1,46 @@
+# Fails the build when a layer includes a header of a layer above it
+# (DESIGN.md: shim -> harmonize -> sync -> clock; config and report are
+# leaves). Run by the harmonize_layering target, which every layer depends on.
+#   cmake -DSOURCE_DIR=<repo>/src -P check_layers.cmake
+#
+# <folder>: the folders whose headers its files may include. common/ (std-only
+# headers shared by the leaves) may be included by every layer.
+set(allowed_clock "clock")
+set(allowed_config "config")
+set(allowed_report "report")
+set(allowed_sync "sync;clock")
+set(allowed_sync/mpi "sync/mpi;sync;clock")
+set(allowed_harmonize/logic "harmonize/logic;report")
+set(allowed_harmonize/protocol "harmonize/protocol;harmonize/logic;sync;clock;report")
+set(allowed_harmonize "harmonize;harmonize/logic;harmonize/protocol;sync;sync/mpi;clock;config;report")
+set(allowed_shim "shim;harmonize")
+
+set(violations "")
+foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/protocol harmonize shim)
+  file(GLOB files ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.hpp)
+  foreach(file IN LISTS files)
+    file(STRINGS ${file} includes REGEX "^#include \"")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+      get_filename_component(folder "${header}" DIRECTORY)
+      set(ok FALSE)
+      foreach(allowed IN LISTS allowed_${layer} ITEMS common)
+        if(folder STREQUAL allowed)
+          set(ok TRUE)
+        endif()
+      endforeach()
+      # The public header may be included from the top layers only.
+      if(folder STREQUAL "harmonize" AND header MATCHES "mpix_harmonize.h$" AND layer STREQUAL "shim")
+        set(ok TRUE)
+      endif()
+      if(NOT ok)
+        file(RELATIVE_PATH where ${SOURCE_DIR} ${file})
+        string(APPEND violations "  src/${where} (layer ${layer}) includes \"${header}\"\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "harmonize: a layer includes a header of a layer it may not use "
+                      "(docs/barrier.md, Layers):\n${violations}")
+endif()

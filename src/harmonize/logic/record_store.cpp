@@ -1,0 +1,208 @@
+#include "harmonize/logic/record_store.hpp"
+
+#include <algorithm>
+
+namespace harmonize::logic {
+namespace {
+
+void append_text(std::vector<double>& out, const std::string& text) {
+  out.push_back(static_cast<double>(text.size()));
+  for (unsigned char c : text) out.push_back(c);
+}
+
+bool read_text(std::span<const double> in, std::size_t& at, std::string& text) {
+  if (at >= in.size()) return false;
+  const auto n = static_cast<std::size_t>(in[at++]);
+  if (n > in.size() - at) return false;
+  text.clear();
+  for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(in[at++]));
+  return true;
+}
+
+// Combines the calls no flush reduced yet (same call index on every member).
+void merge_pending(std::vector<CommRecord>& members, bool with_truth) {
+  const std::size_t n = members.front().pending.size();
+  for (const CommRecord& member : members) {
+    if (member.pending.size() != n) return;  // a member is missing calls: skip, never guess
+  }
+  std::vector<double> maxima, minima;
+  for (const CommRecord& member : members) {
+    CallLog log(n);
+    for (const CallTimes& call : member.pending) log.add(call);
+    const std::vector<double> max_m = log.pack_for_max();
+    const std::vector<double> min_m = log.pack_for_min();
+    if (maxima.empty()) {
+      maxima = max_m;
+      minima = min_m;
+      continue;
+    }
+    for (std::size_t i = 0; i < maxima.size(); ++i) maxima[i] = std::max(maxima[i], max_m[i]);
+    for (std::size_t i = 0; i < minima.size(); ++i) minima[i] = std::min(minima[i], min_m[i]);
+  }
+  const CallBatchOutcome outcome = combine_batch(maxima, minima, n, with_truth);
+  CommRecord& root = members.front();
+  for (double skew : outcome.exit_skew) root.stats.exit_skew.add(skew);
+  for (double skew : outcome.truth_exit_skew) root.stats.truth_exit_skew.add(skew);
+  root.missed_any += outcome.missed_any;
+  root.space_violations += outcome.space_violations;
+}
+
+MergedCommunicator merge_one(std::vector<CommRecord>& members, bool with_truth) {
+  std::sort(members.begin(), members.end(),
+            [](const CommRecord& a, const CommRecord& b) { return a.rank < b.rank; });
+  const CommKey key = members.front().key;
+  if (!is_aggregate(key)) merge_pending(members, with_truth);
+  std::vector<report::CommStats> stats;
+  std::uint64_t missed_any = members.front().missed_any;
+  for (const CommRecord& member : members) {
+    stats.push_back(member.stats);
+    // An aggregate cannot tell which calls coincide: the most misses of one
+    // process is a lower bound of the calls in which any process missed.
+    if (is_aggregate(key)) missed_any = std::max(missed_any, member.stats.missed_calls);
+  }
+  MergedCommunicator merged;
+  merged.summary = report::summarize(
+      stats, missed_any,
+      is_per_process(key) ? report::Merge::per_process : report::Merge::same_calls);
+  if (!is_aggregate(key)) merged.space_violations = members.front().space_violations;
+  return merged;
+}
+
+}  // namespace
+
+const char* to_string(CommKind kind) {
+  switch (kind) {
+    case CommKind::intra:
+      return "intra";
+    case CommKind::self:
+      return "self";
+    case CommKind::inter:
+      return "inter";
+  }
+  return "intra";
+}
+
+void RecordStore::retire(CommRecord record, CommKind kind, bool at_finalize) {
+  std::lock_guard lock(mutex_);
+  CommKey key;
+  std::string name;
+  const int size = record.stats.size;
+  if (kind != CommKind::intra) {
+    // Every process has its own: one record for all of them, not N.
+    const bool self = kind == CommKind::self;
+    key = {kPerProcessRoot + (self ? 0 : 1), 0};
+    name = self ? "size-1 communicators (MPI_COMM_SELF and others, all processes)"
+                : "intercommunicators (all processes)";
+    record.rank = world_rank_;
+  } else if (at_finalize || record.key.serial < kDistinctCommunicators) {
+    kept_.front() += 1;
+    append_record(kept_, record);
+    return;
+  } else {
+    // The calls of different communicators cannot be matched across
+    // processes, so a folded record keeps counts and local times, not exit
+    // skews nor misses of the whole communicator (see the report).
+    key = {record.key.root_world_rank, kFoldedSerialBase + static_cast<std::uint64_t>(size)};
+    name = "freed communicators of size " + std::to_string(size) + " rooted at world rank " +
+           std::to_string(key.root_world_rank) + " (folded)";
+  }
+  auto [it, inserted] = folded_.try_emplace(key);
+  CommRecord& folded = it->second;
+  if (inserted) {
+    folded.key = key;
+    folded.rank = record.rank;
+    folded.stats.name = name;
+    folded.stats.kind = record.stats.kind;
+    folded.stats.size = size;
+    folded.stats.slack_initial = record.stats.slack_initial;
+  }
+  folded.missed_any += record.missed_any;
+  report::accumulate(folded.stats, record.stats);
+}
+
+std::vector<double> RecordStore::encode() const {
+  std::lock_guard lock(mutex_);
+  std::vector<double> out = kept_;
+  for (const auto& [key, folded] : folded_) {
+    out.front() += 1;
+    append_record(out, folded);
+  }
+  return out;
+}
+
+void append_record(std::vector<double>& out, const CommRecord& r) {
+  out.push_back(static_cast<double>(r.key.root_world_rank));
+  out.push_back(static_cast<double>(r.key.serial));
+  out.push_back(r.rank);
+  append_text(out, r.stats.name);
+  append_text(out, r.stats.kind);
+  append_text(out, r.stats.not_harmonized_reason);
+  out.push_back(static_cast<double>(r.missed_any));
+  out.push_back(static_cast<double>(r.space_violations));
+  out.push_back(static_cast<double>(r.pending.size()));
+  for (const CallTimes& call : r.pending) {
+    out.push_back(call.exit_global);
+    out.push_back(call.enter_truth);
+    out.push_back(call.exit_truth);
+    out.push_back(call.missed ? 1.0 : 0.0);
+  }
+  report::append_to(out, r.stats);
+}
+
+std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in) {
+  std::size_t at = 0;
+  if (in.empty()) return std::nullopt;
+  const auto count = static_cast<std::size_t>(in[at++]);
+  std::vector<CommRecord> records;
+  for (std::size_t i = 0; i < count; ++i) {
+    CommRecord r;
+    if (in.size() - at < 3) return std::nullopt;
+    r.key.root_world_rank = static_cast<std::uint64_t>(in[at++]);
+    r.key.serial = static_cast<std::uint64_t>(in[at++]);
+    r.rank = static_cast<int>(in[at++]);
+    std::string name, kind, reason;
+    if (!read_text(in, at, name) || !read_text(in, at, kind) || !read_text(in, at, reason))
+      return std::nullopt;
+    if (in.size() - at < 3) return std::nullopt;
+    r.missed_any = static_cast<std::uint64_t>(in[at++]);
+    r.space_violations = static_cast<std::uint64_t>(in[at++]);
+    const auto pending = static_cast<std::size_t>(in[at++]);
+    if (pending > (in.size() - at) / 4) return std::nullopt;
+    for (std::size_t c = 0; c < pending; ++c) {
+      CallTimes call;
+      call.exit_global = in[at++];
+      call.enter_truth = in[at++];
+      call.exit_truth = in[at++];
+      call.missed = in[at++] != 0;
+      r.pending.push_back(call);
+    }
+    auto stats = report::read_comm_stats(in, at);
+    if (!stats) return std::nullopt;
+    r.stats = std::move(*stats);
+    r.stats.name = name;
+    r.stats.kind = kind;
+    r.stats.not_harmonized_reason = reason;
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+std::vector<MergedCommunicator> merge_records(std::vector<std::vector<CommRecord>> by_process,
+                                              bool with_truth) {
+  std::map<CommKey, std::vector<CommRecord>> by_comm;
+  for (auto& records : by_process) {
+    for (CommRecord& record : records) by_comm[record.key].push_back(std::move(record));
+  }
+  std::vector<MergedCommunicator> merged;
+  for (auto& [key, members] : by_comm) {
+    if (members.front().stats.name == "MPI_COMM_WORLD")
+      merged.push_back(merge_one(members, with_truth));
+  }
+  for (auto& [key, members] : by_comm) {
+    if (members.front().stats.name != "MPI_COMM_WORLD")
+      merged.push_back(merge_one(members, with_truth));
+  }
+  return merged;
+}
+
+}  // namespace harmonize::logic

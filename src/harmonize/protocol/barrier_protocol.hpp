@@ -1,0 +1,82 @@
+#pragma once
+// The barrier protocols of one communicator, written against
+// sync::Collectives so that they run on MPI (the user's communicator) and on
+// the simulator alike. `harmonized()` is paper 000's Algorithm 1 (every
+// member leaves at one deadline of the global clock); `observed()` is the
+// native barrier with its exit times logged. Both log every call and reduce
+// the log to rank 0 every 512 calls, at the start of a call.
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "clock/time_source.hpp"
+#include "harmonize/logic/call_log.hpp"
+#include "harmonize/logic/record_store.hpp"
+#include "harmonize/logic/slack_controller.hpp"
+#include "harmonize/protocol/comm_clock.hpp"
+#include "sync/collectives.hpp"
+
+namespace harmonize::protocol {
+
+struct ProtocolSettings {
+  std::optional<double> slack;  // initial; nullopt: derived from the measured latency
+  std::optional<double> slack_min;
+  std::optional<double> slack_max;
+  double slack_growth = 1.1;
+  // In observe mode the log flush is the only point where members agree on
+  // anything, so that is where an expired clock is resynchronized.
+  bool resync_at_flush = false;
+  // Sharing a core with another rank: spinning would keep that rank from
+  // reaching its own deadline (or the broadcast from arriving).
+  bool yield_while_spinning = false;
+  // The untouched clock: times the resyncs, and with `record_truth` (test
+  // clocks) stamps every entry and exit for the ground-truth checks.
+  const clock::TimeSource* truth = nullptr;
+  bool record_truth = false;
+  // Told once when the protocol gives up on the communicator.
+  std::function<void(const std::string& reason)> on_give_up;
+};
+
+class BarrierProtocol {
+ public:
+  // `record` holds the key, name, kind and size; the protocol fills the rest.
+  BarrierProtocol(sync::Collectives& members, CommClock& clock, ProtocolSettings settings,
+                  logic::CommRecord record);
+
+  // One harmonized call; returns the local flag (1: left at the deadline, 0:
+  // missed it, or the communicator was given up on). Throws what the
+  // collectives throw (sync::MpiError with the user's status).
+  int harmonized();
+  // One observed (native) call. Throws like harmonized().
+  void observed();
+  // A communicator given up on runs the native barrier, counted.
+  bool given_up() const { return !not_harmonized_.empty(); }
+  int native();
+
+  int last_flag() const { return last_flag_; }
+  // The record to keep when the communicator goes (slack and pending calls
+  // included).
+  logic::CommRecord final_record() const;
+
+ private:
+  void flush_log();
+  void prepare_first_call();
+  void measure_slack();
+  // Members learn together whether the sync failed anywhere; if it did, the
+  // communicator is given up on. Also absorbs the jitter a sync leaves.
+  void resync_agreed();
+  int unharmonized_call();
+
+  sync::Collectives& members_;
+  CommClock& clock_;
+  ProtocolSettings settings_;
+  logic::CommRecord record_;
+  logic::CallLog log_{512};  // small enough that observe's flush (and resync) comes often
+  std::optional<logic::SlackController> slack_;  // rank 0 only
+  bool slack_measured_ = false;
+  bool last_failed_ = false;
+  int last_flag_ = -1;
+  std::string not_harmonized_;
+};
+
+}  // namespace harmonize::protocol

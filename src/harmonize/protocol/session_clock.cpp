@@ -1,0 +1,50 @@
+#include "harmonize/protocol/session_clock.hpp"
+
+#include "harmonize/logic/barrier_decision.hpp"
+
+namespace harmonize::protocol {
+
+SessionClock::SessionClock(WorldClock& world, bool is_world, double configured_interval,
+                           SyncFactory factory)
+    : world_(world),
+      is_world_(is_world),
+      configured_interval_(configured_interval),
+      factory_(std::move(factory)),
+      clock_(world.snapshot().clock) {
+  if (!world.exists()) return;  // mode off: a first sync among the members comes first
+  // The clock is as old as the world's last sync, not as the communicator.
+  const WorldClock::Snapshot world_now = world.snapshot();
+  clock_ = world_now.clock;
+  world_version_ = world_now.version;
+  last_sync_ = world_now.synced_at;
+  expires_at_ = last_sync_ + logic::resync_interval(world_now.syncs, configured_interval_);
+  ready_ = true;
+}
+
+void SessionClock::mark_synced(int syncs) {
+  last_sync_ = clock_.now();
+  // Computed once per sync, not per call: the hot path compares one number.
+  expires_at_ = last_sync_ + logic::resync_interval(syncs, configured_interval_);
+  ready_ = true;
+}
+
+void SessionClock::resync() {
+  if (is_world_ && world_.exists()) {
+    const WorldClock::Snapshot fresh = world_.resync();
+    clock_ = fresh.clock;
+    world_version_ = fresh.version;
+    mark_synced(fresh.syncs);
+    return;
+  }
+  const WorldClock::Snapshot base = world_.snapshot();
+  if (!own_) {
+    own_ = factory_(base.clock);
+  } else if (base.version != world_version_) {
+    own_->rebase(base.clock);
+  }
+  world_version_ = base.version;
+  clock_ = own_->synchronize();
+  mark_synced(own_->last_report().syncs);
+}
+
+}  // namespace harmonize::protocol

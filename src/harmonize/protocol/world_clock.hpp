@@ -1,0 +1,51 @@
+#pragma once
+// The world clock: synchronized once over every process at MPI_Init,
+// resynchronized by MPI_COMM_WORLD's barriers, read by every other
+// communicator's clock as the base it refines. Versioned and thread-safe
+// (another thread's communicator may read it during a resync).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "clock/global_clock.hpp"
+#include "sync/clock_sync.hpp"
+
+namespace harmonize::protocol {
+
+class WorldClock {
+ public:
+  struct Snapshot {
+    clock::GlobalClock clock;
+    std::uint64_t version = 0;  // 0: no world clock (the local clock)
+    double synced_at = 0;       // on `clock`
+    int syncs = 0;
+  };
+
+  // Without a sync (mode off): snapshots are the local clock, version 0.
+  explicit WorldClock(const clock::TimeSource& local);
+  // Collective over the world: the first sync.
+  WorldClock(const clock::TimeSource& local, std::unique_ptr<sync::ClockSync> sync);
+
+  bool exists() const { return sync_ != nullptr; }
+  Snapshot snapshot() const;
+  // Collective over the world. Throws what the sync throws.
+  Snapshot resync();
+
+  double initial_seconds() const { return initial_seconds_; }
+  double total_seconds() const;
+  int syncs() const;
+  // Of the world's sync (scheme used, nodes, levels); only when exists().
+  const sync::SyncReport& last_report() const { return sync_->last_report(); }
+
+ private:
+  void adopt(const clock::GlobalClock& clock);  // under mutex_
+
+  std::unique_ptr<sync::ClockSync> sync_;
+  mutable std::mutex mutex_;
+  Snapshot current_;
+  double initial_seconds_ = 0;
+  double total_seconds_ = 0;
+};
+
+}  // namespace harmonize::protocol

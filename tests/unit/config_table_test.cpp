@@ -1,0 +1,178 @@
+// The variables table binds each variable to its Policy field and default:
+// build_policy is a loop over it, so these tests check the table itself.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "common/choices.hpp"
+#include "config/policy.hpp"
+#include "config/values.hpp"
+#include "config/variables.hpp"
+#include "harmonize/clock_setup.hpp"
+#include "sync/settings.hpp"
+
+using namespace harmonize::config;
+namespace choices = harmonize::choices;
+
+namespace {
+
+FileReader no_files() {
+  return [](const std::string&, std::string& why) -> std::optional<std::string> {
+    why = "No such file or directory";
+    return std::nullopt;
+  };
+}
+
+Policy built(const Environment& environment) {
+  const PolicyResult result = build_policy(environment, no_files());
+  INFO(result.errors.size() << " errors, first: " << (result.ok() ? "" : result.errors[0]));
+  REQUIRE(result.ok());
+  return result.policy;
+}
+
+// A valid value other than the default, derived from the entry alone (so a
+// new variable is covered without editing this file).
+std::string other_value(const Variable& v) {
+  switch (v.kind) {
+    case Kind::choice:
+      for (std::string_view name : v.choices) {
+        if (name != v.default_value) return std::string(name);
+      }
+      break;
+    case Kind::duration:
+    case Kind::duration_or_auto:
+      return format_seconds(v.max);
+    case Kind::number:
+      return format_number(v.max);
+    case Kind::integer: {
+      const long long next = *parse_integer(v.default_value) + 1;
+      return std::to_string(next <= v.max ? next : static_cast<long long>(v.min));
+    }
+    case Kind::flag:
+      return v.default_value == "1" ? "0" : "1";
+    case Kind::ppm:
+      return format_number(v.max) + "ppm";
+    case Kind::report:
+      return "other-%j.json";
+    case Kind::text:
+      return "other";
+  }
+  FAIL("no other value for " << v.name);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every variable has exactly one entry, and every entry but the preset binds a field",
+          "[config]") {
+  std::set<std::string_view> names;
+  for (const Variable& variable : all_variables()) {
+    INFO(variable.name);
+    CHECK(names.insert(variable.name).second);
+    CHECK(find_variable(variable.name) == &variable);
+    CHECK((variable.store == nullptr) == (variable.name == "HARMONIZE_CONFIG"));
+    CHECK((variable.kind == Kind::choice) == !variable.choices.empty());
+    if (variable.kind == Kind::choice) {
+      CHECK(std::find(variable.choices.begin(), variable.choices.end(), variable.default_value) !=
+            variable.choices.end());
+    }
+  }
+}
+
+TEST_CASE("each entry writes a field of its own", "[config]") {
+  const Policy defaults = built({});
+  std::vector<const Variable*> bound;
+  for (const Variable& variable : all_variables()) {
+    if (variable.store != nullptr) bound.push_back(&variable);
+  }
+  std::vector<Policy> alone;
+  for (const Variable* v : bound) {
+    INFO(v->name << "=" << other_value(*v));
+    alone.push_back(built({{std::string(v->name), other_value(*v)}}));
+    CHECK(alone.back() != defaults);  // the value reaches the policy
+  }
+  // Two entries writing one field: setting both equals setting one of them
+  // (the later write wins); two fields: differs from either.
+  for (std::size_t i = 0; i < bound.size(); ++i) {
+    for (std::size_t j = i + 1; j < bound.size(); ++j) {
+      INFO(bound[i]->name << " and " << bound[j]->name);
+      const Policy both = built({{std::string(bound[i]->name), other_value(*bound[i])},
+                                 {std::string(bound[j]->name), other_value(*bound[j])}});
+      CHECK(both != alone[i]);
+      CHECK(both != alone[j]);
+    }
+  }
+}
+
+TEST_CASE("the policy of an empty environment holds the table's defaults", "[config]") {
+  Policy expected{};  // zeroed: the fields carry no defaults of their own
+  for (const Variable& variable : all_variables()) {
+    if (variable.store != nullptr) variable.store(expected, variable.default_value);
+  }
+  const Policy defaults = built({});
+  CHECK(defaults == expected);
+  CHECK(defaults != Policy{});
+  // Each default spelled out in the environment changes nothing.
+  for (const Variable& variable : all_variables()) {
+    if (variable.name == "HARMONIZE_CONFIG") continue;
+    INFO(variable.name);
+    CHECK(built({{std::string(variable.name), std::string(variable.default_value)}}) == defaults);
+  }
+  // The shared constants are the table's defaults of the sync variables.
+  CHECK(defaults.sync == choices::kDefaultScheme);
+  CHECK(defaults.clock_model == choices::kDefaultModelKind);
+  CHECK(defaults.offset_algorithm == choices::kDefaultOffsetAlgorithm);
+  CHECK(defaults.time_source == choices::kDefaultTimeSource);
+  CHECK(defaults.fitpoints == choices::kDefaultFitpoints);
+  CHECK(defaults.pingpongs == choices::kDefaultPingpongs);
+  CHECK(defaults.minrtt_patience == choices::kDefaultMinRttPatience);
+  CHECK(find_variable("HARMONIZE_FITPOINTS")->default_value == "8");
+  CHECK(find_variable("HARMONIZE_PINGPONGS")->default_value == "10");
+  CHECK(find_variable("HARMONIZE_SYNC")->default_value == "h2hca");
+}
+
+TEST_CASE("sync settings from the default policy are the tuned defaults", "[config]") {
+  CHECK(harmonize::sync_settings_from(built({})) == harmonize::sync::Settings{});
+  const harmonize::sync::Settings chosen =
+      harmonize::sync_settings_from(built({{"HARMONIZE_SYNC", "hca3"},
+                                           {"HARMONIZE_CLOCK_MODEL", "linear"},
+                                           {"HARMONIZE_OFFSET_ALG", "meanrtt"},
+                                           {"HARMONIZE_FITPOINTS", "3"},
+                                           {"HARMONIZE_PINGPONGS", "4"},
+                                           {"HARMONIZE_MINRTT_PATIENCE", "2"}}));
+  CHECK(chosen.scheme == harmonize::sync::Scheme::hca3);
+  CHECK(chosen.model == harmonize::sync::ModelKind::linear);
+  CHECK(chosen.offset == harmonize::sync::OffsetAlgorithm::mean_rtt);
+  CHECK(chosen.fitpoints == 3);
+  CHECK(chosen.pingpongs == 4);
+  CHECK(chosen.min_rtt_patience == 2);
+}
+
+TEST_CASE("every name of a choice reaches its field and reads back the same", "[config]") {
+  for (std::string_view name : choices::kSchemeNames)
+    CHECK(to_string(built({{"HARMONIZE_SYNC", std::string(name)}}).sync) == name);
+  for (std::string_view name : choices::kModelKindNames)
+    CHECK(to_string(built({{"HARMONIZE_CLOCK_MODEL", std::string(name)}}).clock_model) == name);
+  for (std::string_view name : choices::kOffsetAlgorithmNames)
+    CHECK(to_string(built({{"HARMONIZE_OFFSET_ALG", std::string(name)}}).offset_algorithm) == name);
+  for (std::string_view name : choices::kTimeSourceNames)
+    CHECK(to_string(built({{"HARMONIZE_TIMESOURCE", std::string(name)}}).time_source) == name);
+  for (std::string_view name : kModeNames)
+    CHECK(to_string(built({{"HARMONIZE_MODE", std::string(name)}}).mode) == name);
+  for (std::string_view name : kCommScopeNames)
+    CHECK(to_string(built({{"HARMONIZE_COMMS", std::string(name)}}).comms) == name);
+  // The table accepts exactly the enum's names.
+  CHECK(find_variable("HARMONIZE_SYNC")->choices.size() == choices::kSchemeNames.size());
+  CHECK_FALSE(build_policy({{"HARMONIZE_OFFSET_ALG", "mean_rtt"}}, no_files()).ok());
+}
+
+TEST_CASE("a refused value keeps its default, the valid ones reach the policy", "[config]") {
+  const PolicyResult result =
+      build_policy({{"HARMONIZE_MODE", "fast"}, {"HARMONIZE_STARTUP_TIMEOUT", "5s"}}, no_files());
+  REQUIRE_FALSE(result.ok());
+  // MPI_Init joins the job with this timeout before it stops it.
+  CHECK(result.policy.startup_timeout == 5.0);
+  CHECK(result.policy.mode == built({}).mode);
+  CHECK(build_policy({{"HARMONIZE_MODE", "fast"}}, no_files()).policy == built({}));
+}
