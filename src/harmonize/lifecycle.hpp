@@ -1,6 +1,7 @@
 #pragma once
-// Library lifecycle, as seen by the shim: set up right after PMPI_Init, torn
-// down right before PMPI_Finalize, and the barrier entry in between.
+// Library lifecycle, as seen by the shim: set up right after MPI's own
+// initialization, torn down right before its finalization, and the barrier
+// entry in between.
 #include <mpi.h>
 
 namespace harmonize {

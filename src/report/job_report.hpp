@@ -1,6 +1,8 @@
 #pragma once
-// Everything rank 0 knows at MPI_Finalize, in the shape of the JSON report
-// (docs/report.md documents each field and its unit).
+// What rank 0 knows at MPI_Finalize, in the shape of the JSON report
+// (docs/report.md documents each field and its unit); the session adds the
+// sync layer's view (clock.sync_*) and the ground-truth counts
+// (truth_space_violations) to the JSON it renders from this.
 
 #include <cstdint>
 #include <map>
@@ -33,7 +35,7 @@ struct TestClockInfo {
 struct ClockInfo {
   std::string scheme;       // h2hca, hca3, h3hca ("" when mode=off)
   std::string time_source;  // monotonic, tsc, wtime
-  std::string model;        // offset, linear
+  std::string model;        // auto, offset, linear (as configured)
   std::string offset_alg;   // skampi, meanrtt
   int fitpoints = 0;
   int pingpongs = 0;

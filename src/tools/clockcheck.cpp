@@ -81,8 +81,8 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error) 
 // The clocks of this process, as the library sets them up. The tool's truth
 // is the selected time source before the test skew (ClockSetup::source()),
 // which the skewed clock the sync reads follows exactly, whatever the source.
-// (The session's truth is CLOCK_MONOTONIC, which the two differ from with
-// tsc and wtime only.)
+// (The session's truth, ClockSetup::truth, is always CLOCK_MONOTONIC; the two
+// differ with tsc and wtime only.)
 struct Clocks {
   const harmonize::ClockSetup& setup;
   const harmonize::clock::TimeSource& truth() const { return setup.source(); }

@@ -15,7 +15,9 @@ set from what can be *guaranteed*, not from what is typical:
 * 4 ranks on 2 cores are oversubscribed: a pair's partner is often not
   running when a ping arrives, round trips then include a context switch,
   and the guarantee loosens accordingly (measured: 0.03-1.7 us over shared
-  memory under a load of 3-4), hence the 5x wider bounds for 4 ranks.
+  memory under a load of 3-4, 5.8-10.9 us with a CPU hog beside the four
+  ranks), hence the 20x wider bounds for 4 ranks - still 50x below the
+  +-1 ms a broken sync would leave.
 * After a wait, a single sync adds at most (true drift difference <= 100 ppm)
   x wait when its slope is dropped as insignificant, and less when not.
 * With a few syncs spaced in time the drift is known to ~1e-8, so the error
@@ -31,7 +33,7 @@ CLOCKCHECK = BIN / "harmonize-clockcheck"
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm"}
 # Half the worst round trip we accept as "not a broken machine", see above.
 AFTER_SYNC_BOUND = {"vader,self": 1e-6, "tcp,self": 5e-6}
-OVERSUBSCRIBED = 5  # factor for 4 ranks on 2 cores
+OVERSUBSCRIBED = 20  # factor for 4 ranks on 2 cores
 
 
 def clockcheck(nprocs, *args, btl="vader,self", env=None, timeout=120):
@@ -46,19 +48,33 @@ def clockcheck(nprocs, *args, btl="vader,self", env=None, timeout=120):
 
 
 def oversubscribed_clockcheck(*args, btl="vader,self", env=None):
-    """4 ranks on 2 cores: a load burst can keep a partner off the core for
-    all of a pair's ping-pongs, so the guaranteed bound is exceeded now and
-    then; one fresh run tells that from a broken sync (which fails twice)."""
+    """4 ranks on 2 cores: a partner is often off the core (see
+    within_bounds_or_rerun)."""
     bound = OVERSUBSCRIBED * AFTER_SYNC_BOUND[btl]
-    report = clockcheck(4, *args, btl=btl, env=env)
-    if max(abs(r["true_error_after_sync_ns"]) for r in report["per_rank"]) * 1e-9 >= bound:
-        report = clockcheck(4, *args, btl=btl, env=env)
+    report = within_bounds_or_rerun(
+        lambda: clockcheck(4, *args, btl=btl, env=env),
+        lambda r: max(abs(x["true_error_after_sync_ns"]) for x in r["per_rank"]) * 1e-9 < bound)
     return report, bound
+
+
+def within_bounds_or_rerun(run, ok):
+    """A sync whose every exchange met a load burst (seen here: stalls of
+    0.15-0.65 s on a 2-core machine with a CPU hog beside the ranks) breaks
+    the guarantee once in a while; one fresh run tells that from a broken
+    sync, which fails twice."""
+    report = run()
+    return report if ok(report) else run()
 
 
 @pytest.mark.parametrize("btl", ["vader,self", "tcp,self"])
 def test_two_ranks_right_after_sync_and_after_a_wait(btl):
-    report = clockcheck(2, "--wait", "1", btl=btl)
+    def ok(report):
+        maximum = report["max"]
+        return (maximum["true_error_after_sync_ns"] * 1e-9 < AFTER_SYNC_BOUND[btl] and
+                maximum["offset_after_sync_ns"] * 1e-9 < 2 * AFTER_SYNC_BOUND[btl] and
+                maximum["true_error_after_wait_ns"] * 1e-9 < 100e-6 + AFTER_SYNC_BOUND[btl])
+
+    report = within_bounds_or_rerun(lambda: clockcheck(2, "--wait", "1", btl=btl), ok)
     assert report["ranks"] == 2 and report["nodes"] == 2 and report["rounds"] == 1
     assert report["test_clock"] is True
     maximum = report["max"]
@@ -90,7 +106,9 @@ def test_four_ranks_on_two_virtual_nodes(btl):
 def test_repeated_syncs_refine_the_drift():
     # Baseline 1.5 s across four syncs: drift known to ~1e-8, so 2 s later
     # the error is still tens of ns; 2 us leaves room for a stalled core.
-    report = clockcheck(2, "--syncs", "4", "--interval", "0.5", "--wait", "2")
+    report = within_bounds_or_rerun(
+        lambda: clockcheck(2, "--syncs", "4", "--interval", "0.5", "--wait", "2"),
+        lambda r: r["max"]["true_error_after_wait_ns"] * 1e-9 < 2e-6)
     assert len(report["syncs"]) == 4
     assert report["max"]["true_error_after_wait_ns"] * 1e-9 < 2e-6
 
@@ -105,7 +123,9 @@ def test_h3hca_uses_sockets_or_says_why_not():
     # The tests launch with --bind-to none: on a one-socket machine every
     # process is still within one socket (3 levels); on a multi-socket one it
     # is not, and the scheme falls back to the node level with a reason.
-    report = clockcheck(2, "--wait", "0", env={"HARMONIZE_SYNC": "h3hca"})
+    report = within_bounds_or_rerun(
+        lambda: clockcheck(2, "--wait", "0", env={"HARMONIZE_SYNC": "h3hca"}),
+        lambda r: r["max"]["true_error_after_sync_ns"] * 1e-9 < AFTER_SYNC_BOUND["vader,self"])
     if report["scheme"] == "h3hca":
         assert report["levels"] == 3 and report["fallback_note"] == ""
     else:
