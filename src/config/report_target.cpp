@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "config/display.hpp"
 #include "common/report_path.hpp"
+#include "config/display.hpp"
 
 namespace harmonize::config {
 namespace {
@@ -76,8 +76,7 @@ void check_report_target(PolicyResult& result) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   const std::string pid = std::to_string(::getpid());
-  const std::string path =
-      expand_report_path(policy.report, report_job_id(::getpid()), host);
+  const std::string path = expand_report_path(policy.report, report_job_id(::getpid()), host);
   const std::string probe = ".harmonize-probe-" + std::string(host) + "-" + pid;
   if (std::string problem = report_target_problem(path, probe); !problem.empty()) {
     result.errors.push_back("HARMONIZE_REPORT='" + display_value(policy.report) +

@@ -3,6 +3,8 @@
 // file (a FIFO would block, /dev/zero or a huge file would exhaust memory).
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,23 +20,9 @@
 
 using namespace harmonize::config;
 namespace fs = std::filesystem;
+using harmonize::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "harmonize-preset-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 // load_policy_from_environment() with HARMONIZE_CONFIG=path and nothing else.
 PolicyResult load_with_preset(const std::string& path) {

@@ -3,6 +3,8 @@
 // being lost at MPI_Finalize.
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,23 +18,9 @@
 
 using namespace harmonize::config;
 namespace fs = std::filesystem;
+using harmonize::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "harmonize-target-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 std::size_t entries(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,24 +15,9 @@
 
 using namespace harmonize::report;
 namespace fs = std::filesystem;
+using harmonize::testing::TempDir;
 
 namespace {
-
-// A fresh directory per test case, removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "harmonize-report-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 std::string read(const fs::path& file) {
   std::ifstream in(file);
