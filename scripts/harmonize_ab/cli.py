@@ -1,5 +1,6 @@
 """Command line of harmonize-ab."""
 import argparse
+import json
 import shlex
 import signal
 import sys
@@ -172,7 +173,7 @@ def write_outputs(summary, output, want_plots):
     runner.write_text(outputs["table"], text)
     runner.write_text(outputs["results_csv"], tables.results_csv(summary))
     runner.write_text(outputs["library_csv"], tables.library_csv(summary))
-    runner.write_text(outputs["summary_json"], tables.summary_json(summary))
+    runner.write_json(outputs["summary_json"], json.loads(tables.summary_json(summary)))
     return text, plot_paths, plot_note
 
 

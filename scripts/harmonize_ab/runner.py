@@ -60,11 +60,15 @@ def write_json(path, data):
     try:
         write_text(temporary, json.dumps(data, indent=2, sort_keys=False) + "\n")
         os.replace(temporary, path)
-    except (OutputError, OSError) as error:
+    except BaseException as error:
+        # A signal's exception too (harmonize-ab stops on SIGTERM): never
+        # leave the temporary file behind, whatever interrupted the write.
         try:
             temporary.unlink()
         except OSError:
             pass
+        if not isinstance(error, (OutputError, OSError)):
+            raise
         cause = error.__cause__ if isinstance(error, OutputError) else error
         raise OutputError(f"cannot write {path}: {getattr(cause, 'strerror', None) or cause}") from error
 
@@ -83,9 +87,11 @@ def read_json(path, required=()):
         data = json.loads(text)
     except ValueError as error:
         raise DamagedFile(f"{path} is not valid JSON ({error})") from error
-    missing = [key for key in required if not isinstance(data, dict) or key not in data]
-    if not isinstance(data, dict) or missing:
-        raise DamagedFile(f"{path} is damaged: {', '.join(missing) or 'not an object'} missing")
+    if not isinstance(data, dict):
+        raise DamagedFile(f"{path} is damaged: not a JSON object")
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise DamagedFile(f"{path} is damaged: {', '.join(missing)} missing")
     return data
 
 
@@ -294,7 +300,10 @@ def session_members(session):
 def signal_job(process, signum):
     """The launcher's process group, and with SIGKILL every process left in the
     job's session: Open MPI puts each rank in a process group of its own."""
-    targets = [-process.pid] + (session_members(process.pid) if signum == signal.SIGKILL else [])
+    # Once the launcher is reaped its group id may be reused by another job:
+    # then only the ranks left in the session are ours.
+    group = [-process.pid] if process.returncode is None else []
+    targets = group + (session_members(process.pid) if signum == signal.SIGKILL else [])
     for target in targets:
         try:
             os.kill(target, signum)

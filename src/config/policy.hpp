@@ -97,7 +97,7 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
 // `writes_report`: this process is the one that writes the report (world
 // rank 0), so it checks at once that HARMONIZE_REPORT can be written; the
 // others cannot know (the directory may exist on rank 0's node only).
-PolicyResult load_policy_from_environment(bool writes_report = true);
+PolicyResult load_policy_from_environment(bool writes_report);
 
 // Names of the enums, as the variables spell them.
 const char* to_string(Mode mode);

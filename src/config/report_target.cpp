@@ -66,7 +66,13 @@ std::string report_target_problem(const std::string& path, const std::string& pr
   }
   if (S_ISDIR(status.st_mode)) return "it is a directory; expected a file name";
   if (S_ISREG(status.st_mode)) return probe_directory(directory_of(path), probe_name);
-  if (S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode)) return probe_as_is(path);
+  if (S_ISCHR(status.st_mode)) return probe_as_is(path);
+  // Never opened here: a reader that sees its only writer close takes that
+  // as the end of the report and goes. Whether one reads at MPI_Finalize is
+  // that moment's business.
+  if (S_ISFIFO(status.st_mode) && ::access(path.c_str(), W_OK) != 0)
+    return "cannot write to the FIFO: " + std::string(std::strerror(errno));
+  if (S_ISFIFO(status.st_mode)) return {};
   return "it is not a regular file, a character device or a pipe";
 }
 

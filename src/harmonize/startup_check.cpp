@@ -41,10 +41,6 @@ bool must_agree(std::string_view name) {
   return name != "HARMONIZE_REPORT" && name != "HARMONIZE_QUIET" && name != "HARMONIZE_CONFIG";
 }
 
-std::string seconds_text(double seconds) {
-  return report::format_duration(seconds);
-}
-
 }  // namespace
 
 void stop_job_before_it_runs() {
@@ -73,7 +69,7 @@ MPI_Comm join_private_world(double timeout_seconds) {
     if (std::chrono::steady_clock::now() - start > limit) {
       int size = 1;
       (void)PMPI_Comm_size(MPI_COMM_WORLD, &size);
-      abort_with({"MPI_Init waited " + seconds_text(timeout_seconds) +
+      abort_with({"MPI_Init waited " + report::format_duration(timeout_seconds) +
                   " (HARMONIZE_STARTUP_TIMEOUT) for all " + std::to_string(size) +
                   " ranks to load the library, and some never did: LD_PRELOAD reached only "
                   "some ranks (or some run with HARMONIZE_MODE=off). With Open MPI, '-x "

@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
 
   std::string error;
   const auto options = parse_options(argc, argv, error);
-  const auto policy = harmonize::config::load_policy_from_environment();
+  const auto policy = harmonize::config::load_policy_from_environment(false);
   if (!options || !policy.ok()) {
     if (rank == 0) {
       if (!options) std::fprintf(stderr, "harmonize-clockcheck: %s\n", error.c_str());

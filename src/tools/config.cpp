@@ -38,7 +38,8 @@ void print_markdown() {
 }
 
 int check_environment() {
-  const harmonize::config::PolicyResult result = harmonize::config::load_policy_from_environment();
+  const harmonize::config::PolicyResult result =
+      harmonize::config::load_policy_from_environment(true);
   if (!result.ok()) {
     for (const std::string& error : result.errors)
       std::fprintf(stderr, "harmonize: error: %s\n", error.c_str());

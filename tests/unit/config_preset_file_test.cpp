@@ -27,7 +27,7 @@ namespace {
 // load_policy_from_environment() with HARMONIZE_CONFIG=path and nothing else.
 PolicyResult load_with_preset(const std::string& path) {
   ::setenv("HARMONIZE_CONFIG", path.c_str(), 1);
-  PolicyResult result = load_policy_from_environment();
+  PolicyResult result = load_policy_from_environment(true);
   ::unsetenv("HARMONIZE_CONFIG");
   return result;
 }

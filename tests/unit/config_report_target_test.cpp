@@ -30,7 +30,7 @@ std::size_t entries(const fs::path& dir) {
 PolicyResult load_with_report(const std::string& report, const char* mode = "observe") {
   ::setenv("HARMONIZE_MODE", mode, 1);
   ::setenv("HARMONIZE_REPORT", report.c_str(), 1);
-  PolicyResult result = load_policy_from_environment();
+  PolicyResult result = load_policy_from_environment(true);
   ::unsetenv("HARMONIZE_MODE");
   ::unsetenv("HARMONIZE_REPORT");
   return result;
@@ -69,7 +69,10 @@ TEST_CASE("devices and pipes are report targets written as they are", "[config][
   TempDir dir;
   const fs::path fifo = dir.path / "fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  CHECK(report_target_problem(fifo.string(), "p") == "it is a FIFO with no reader");
+  // A FIFO is never opened by the check: a reader would take the check's
+  // close for the end of the report (found in review). Its reader may come
+  // by MPI_Finalize.
+  CHECK(report_target_problem(fifo.string(), "p") == "");
 }
 
 TEST_CASE("the report is checked at MPI_Init when one will be written", "[config][report]") {
