@@ -72,18 +72,21 @@ std::unique_ptr<TimeSource> make_skewed_source(std::unique_ptr<TimeSource> truth
   return std::make_unique<SkewedSource>(std::move(truth), offset, drift);
 }
 
-std::unique_ptr<TimeSource> make_named_source(const std::string& name, double (*wtime)(),
-                                              std::string& why) {
-  if (name == "monotonic") return make_monotonic_source();
-  if (name == "tsc") return make_tsc_source(why);
-  if (name == "wtime") {
-    if (wtime == nullptr) {
-      why = "no MPI_Wtime available here";
-      return nullptr;
-    }
-    return make_function_source(wtime, "wtime");
+std::unique_ptr<TimeSource> make_source(choices::TimeSourceKind kind, double (*wtime)(),
+                                        std::string& why) {
+  switch (kind) {
+    case choices::TimeSourceKind::monotonic:
+      return make_monotonic_source();
+    case choices::TimeSourceKind::tsc:
+      return make_tsc_source(why);
+    case choices::TimeSourceKind::wtime:
+      if (wtime == nullptr) {
+        why = "no MPI_Wtime available here";
+        return nullptr;
+      }
+      return make_function_source(wtime, choices::to_string(kind));
   }
-  why = "unknown time source '" + name + "' (monotonic, tsc, wtime)";
+  why = "unknown time source";
   return nullptr;
 }
 

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "common/choices.hpp"
+
 namespace harmonize::clock {
 
 // Seconds as double: at a machine uptime of 1e7 s one ulp is still 2 ns, far
@@ -33,9 +35,9 @@ std::unique_ptr<TimeSource> make_skewed_source(std::unique_ptr<TimeSource> truth
 // compare the skewed clock with the very source it is derived from.
 std::unique_ptr<TimeSource> make_skewed_view(const TimeSource& truth, double offset, double drift);
 
-// By policy name: "monotonic", "tsc" or "wtime" (`wtime` is the function used
-// for the latter, so this layer stays free of MPI). nullptr + `why` on failure.
-std::unique_ptr<TimeSource> make_named_source(const std::string& name, double (*wtime)(),
-                                              std::string& why);
+// The source HARMONIZE_TIMESOURCE names (`wtime` is the function used for
+// the latter, so this layer stays free of MPI). nullptr + `why` on failure.
+std::unique_ptr<TimeSource> make_source(choices::TimeSourceKind kind, double (*wtime)(),
+                                        std::string& why);
 
 }  // namespace harmonize::clock

@@ -9,19 +9,6 @@ double wtime() {
   return PMPI_Wtime();
 }
 
-std::unique_ptr<clock::TimeSource> make_source(choices::TimeSourceKind kind, std::string& why) {
-  switch (kind) {
-    case choices::TimeSourceKind::monotonic:
-      return clock::make_monotonic_source();
-    case choices::TimeSourceKind::tsc:
-      return clock::make_tsc_source(why);
-    case choices::TimeSourceKind::wtime:
-      return clock::make_function_source(&wtime, choices::to_string(kind));
-  }
-  why = "unknown time source";
-  return nullptr;
-}
-
 }  // namespace
 
 ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::string& error) {
@@ -29,7 +16,7 @@ ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::s
   setup.sync_settings = sync_settings_from(policy);
   setup.truth = clock::make_monotonic_source();
   std::string why;
-  std::unique_ptr<clock::TimeSource> source = make_source(policy.time_source, why);
+  std::unique_ptr<clock::TimeSource> source = clock::make_source(policy.time_source, &wtime, why);
   if (!source) {
     error = std::string("HARMONIZE_TIMESOURCE='") + config::to_string(policy.time_source) +
             "' cannot be used here: " + why;

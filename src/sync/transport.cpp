@@ -30,18 +30,8 @@ void Transport::reduce_to_root(std::span<const double> in, std::span<double> out
 }
 
 void Transport::broadcast_from_root(std::span<double> values, int root) {
-  const int n = size();
-  const int relative = (rank() - root + n) % n;
-  int mask = 1;
-  for (; mask < n; mask <<= 1) {
-    if (relative & mask) {
-      recv((relative - mask + root) % n, values);
-      break;
-    }
-  }
-  for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (relative + mask < n) send((relative + mask + root) % n, values);
-  }
+  binomial_broadcast(
+      root, [&](int parent) { recv(parent, values); }, [&](int child) { send(child, values); });
 }
 
 void Transport::barrier() {

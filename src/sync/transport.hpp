@@ -28,6 +28,26 @@ class Transport : public Collectives {
                       int root) override;
   void broadcast_from_root(std::span<double> values, int root) override;
   void barrier() override;
+
+ protected:
+  // A broadcast down the binomial tree rooted at `root` (log2(size) rounds):
+  // `receive(parent)` once, except at the root, then `send(child)` for each
+  // child, the farthest first.
+  template <typename Receive, typename Send>
+  void binomial_broadcast(int root, Receive receive, Send send) {
+    const int n = size();
+    const int relative = (rank() - root + n) % n;
+    int mask = 1;
+    for (; mask < n; mask <<= 1) {
+      if (relative & mask) {
+        receive((relative - mask + root) % n);
+        break;
+      }
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+      if (relative + mask < n) send((relative + mask + root) % n);
+    }
+  }
 };
 
 }  // namespace harmonize::sync

@@ -90,16 +90,22 @@ TEST_CASE("a skewed source is truth times (1 + drift) plus offset", "[clock]") {
   CHECK(std::string(view->name()) == "fixed");
 }
 
-TEST_CASE("time sources by name", "[clock]") {
+TEST_CASE("time sources by kind", "[clock]") {
+  using harmonize::choices::TimeSourceKind;
   std::string why;
-  auto monotonic = make_named_source("monotonic", nullptr, why);
+  auto monotonic = make_source(TimeSourceKind::monotonic, nullptr, why);
   REQUIRE(monotonic);
   const double a = monotonic->now();
   CHECK(monotonic->now() >= a);
-  CHECK_FALSE(make_named_source("wtime", nullptr, why));
+  CHECK_FALSE(make_source(TimeSourceKind::wtime, nullptr, why));
   CHECK_FALSE(why.empty());
-  CHECK_FALSE(make_named_source("sundial", nullptr, why));
-  CHECK(why.find("sundial") != std::string::npos);
+  auto wtime = make_source(
+      TimeSourceKind::wtime, [] { return 42.0; }, why);
+  REQUIRE(wtime);
+  CHECK(wtime->now() == 42.0);
+  CHECK(std::string(wtime->name()) == "wtime");
+  CHECK(make_source(static_cast<TimeSourceKind>(99), nullptr, why) == nullptr);
+  CHECK(why == "unknown time source");
 }
 
 TEST_CASE("the TSC source is either refused with a reason or agrees with monotonic", "[clock]") {

@@ -97,30 +97,21 @@ void GroupTransport::recv(int peer, std::span<double> values) {
   recv_raw(peer, values.data(), static_cast<int>(values.size()), MPI_DOUBLE);
 }
 
-// Binomial tree rooted at `root`: log2(size) rounds, the size first.
+// Down the binomial tree, the size first.
 void GroupTransport::broadcast(std::vector<std::byte>& bytes, int root) {
-  const int n = size();
-  if (n <= 1) return;
-  const int relative = (rank_ - root + n) % n;
-  int mask = 1;
-  while (mask < n) {
-    if (relative & mask) {
-      const int parent = (relative - mask + root) % n;
-      std::int64_t length = 0;
-      recv_raw(parent, &length, 1, MPI_INT64_T);
-      bytes.resize(static_cast<std::size_t>(length));
-      recv_raw(parent, bytes.data(), static_cast<int>(length), MPI_BYTE);
-      break;
-    }
-    mask <<= 1;
-  }
-  for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (relative + mask >= n) continue;
-    const int child = (relative + mask + root) % n;
-    const auto length = static_cast<std::int64_t>(bytes.size());
-    send_raw(child, &length, 1, MPI_INT64_T);
-    send_raw(child, bytes.data(), static_cast<int>(length), MPI_BYTE);
-  }
+  binomial_broadcast(
+      root,
+      [&](int parent) {
+        std::int64_t length = 0;
+        recv_raw(parent, &length, 1, MPI_INT64_T);
+        bytes.resize(static_cast<std::size_t>(length));
+        recv_raw(parent, bytes.data(), static_cast<int>(length), MPI_BYTE);
+      },
+      [&](int child) {
+        const auto length = static_cast<std::int64_t>(bytes.size());
+        send_raw(child, &length, 1, MPI_INT64_T);
+        send_raw(child, bytes.data(), static_cast<int>(length), MPI_BYTE);
+      });
 }
 
 // Like MPI_Comm_split, without a communicator: rank 0 learns every (color,
