@@ -115,9 +115,9 @@ def aggregate_points(points, sides, baseline_pair=("A", "B")):
 
 # ------------------------------------------------------- library reports
 
-COUNT_FIELDS = ("calls", "harmonized_calls", "missed_calls_any", "resyncs")
+COUNT_FIELDS = ("calls", "harmonized_calls", "missed_calls_any", "late_calls_any", "resyncs")
 SUM_FIELDS = ("resync_seconds",)
-DISTRIBUTIONS = ("exit_skew", "lateness", "wait", "time_in_call", "truth_exit_skew")
+DISTRIBUTIONS = ("exit_skew", "lateness", "late_by", "wait", "time_in_call", "truth_exit_skew")
 PERCENTILES = ("min", "p50", "p90", "p99", "max", "mean")
 
 
@@ -175,11 +175,13 @@ def _merge_communicator(comms):
         out[field] = float(sum(_numbers(comms, field)))
     denominator = out["harmonized_calls"] or out["calls"]
     out["failure_rate"] = out["missed_calls_any"] / denominator if denominator else 0.0
-    events = [0] * max((len(c.get("missed_events_per_rank") or []) for c in comms), default=0)
-    for comm in comms:
-        for rank, count in enumerate(comm.get("missed_events_per_rank") or []):
-            events[rank] += count
-    out["missed_events_per_rank"] = events
+    out["late_rate"] = out["late_calls_any"] / denominator if denominator else 0.0
+    for field in ("missed_events_per_rank", "late_events_per_rank"):
+        events = [0] * max((len(c.get(field) or []) for c in comms), default=0)
+        for comm in comms:
+            for rank, count in enumerate(comm.get(field) or []):
+                events[rank] += count
+        out[field] = events
     slack = {}
     for sub in ("initial", "final", "max", "min"):
         values = _numbers(comms, "slack", sub)

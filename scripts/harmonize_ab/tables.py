@@ -109,6 +109,7 @@ def library_rows(summary):
                 "side": side, "mode": summary["modes"][side], "communicator": name,
                 "runs": comm["runs"], "calls": comm["calls"], "harmonized_calls": comm["harmonized_calls"],
                 "missed_calls_any": comm["missed_calls_any"], "failure_rate": comm["failure_rate"],
+                "late_calls_any": comm["late_calls_any"], "late_rate": comm["late_rate"],
                 "resyncs": comm["resyncs"], "resync_seconds": comm["resync_seconds"],
                 "slack_initial": slack.get("initial"), "slack_final": slack.get("final"),
                 "slack_max": slack.get("max"),
@@ -145,10 +146,12 @@ def library_table(summary):
         reported = any((summary.get("library") or {}).get(side) for side in summary["sides"])
         title = "library statistics: none" if reported else "library statistics: no report from any run"
         return "\n".join([title] + [f"  {note}" for note in notes])
-    header = ["side", "comm", "runs", "calls", "harmonized", "missed", "fail", "resyncs",
-              "skew p50", "skew p99", "skew max", "slack final"]
+    # Missed and late side by side: either one spoils the call that follows.
+    header = ["side", "comm", "runs", "calls", "harmonized", "missed", "fail", "late", "late %",
+              "resyncs", "skew p50", "skew p99", "skew max", "slack final"]
     table = [[r["side"] + " " + r["mode"], r["communicator"], r["runs"], r["calls"], r["harmonized_calls"],
-              r["missed_calls_any"], f"{100 * r['failure_rate']:.2f}%", r["resyncs"],
+              r["missed_calls_any"], f"{100 * r['failure_rate']:.2f}%", r["late_calls_any"],
+              f"{100 * r['late_rate']:.2f}%", r["resyncs"],
               human_seconds(r["exit_skew_p50"]), human_seconds(r["exit_skew_p99"]),
               human_seconds(r["exit_skew_max"]), human_seconds(r["slack_final"])] for r in rows]
     text = "library statistics per side (summed over runs; percentiles: median over runs, max: worst run)\n"

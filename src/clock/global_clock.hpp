@@ -17,6 +17,12 @@ class GlobalClock {
   double now() const noexcept { return models_.apply(source_->now()); }
   double to_global(double local) const noexcept { return models_.apply(local); }
   const ModelStack& models() const { return models_; }
+  // How far this clock can be from world rank 0's at `global_time` (a time
+  // of this clock): the honest limit of anything measured on it.
+  double error_bound_at(double global_time) const noexcept {
+    return models_.error_bound().at_time(global_time);
+  }
+  const ErrorBound& error_bound() const noexcept { return models_.error_bound(); }
   const TimeSource& source() const { return *source_; }
   GlobalClock with_models(ModelStack models) const {
     return GlobalClock(*source_, std::move(models));

@@ -7,8 +7,9 @@ namespace harmonize::clock {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x4b4c4348;  // "HCLK" little-endian
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kHeader = 3 * sizeof(std::uint32_t);
+constexpr std::size_t kBoundBytes = 3 * sizeof(double);
 constexpr std::size_t kLevelBytes = 2 * sizeof(double);
 constexpr std::uint32_t kMaxDepth = 64;  // a corrupted depth must not allocate gigabytes
 
@@ -29,10 +30,13 @@ T get(std::span<const std::byte> bytes, std::size_t at) {
 
 std::vector<std::byte> ModelStack::serialize() const {
   std::vector<std::byte> out;
-  out.reserve(kHeader + levels_.size() * kLevelBytes);
+  out.reserve(kHeader + kBoundBytes + levels_.size() * kLevelBytes);
   put(out, kMagic);
   put(out, kVersion);
   put(out, static_cast<std::uint32_t>(levels_.size()));
+  put(out, bound_.at);
+  put(out, bound_.value);
+  put(out, bound_.rate);
   for (const LinearModel& level : levels_) {
     put(out, level.slope);
     put(out, level.intercept);
@@ -45,13 +49,18 @@ std::optional<ModelStack> ModelStack::deserialize(std::span<const std::byte> byt
   if (get<std::uint32_t>(bytes, 0) != kMagic || get<std::uint32_t>(bytes, 4) != kVersion)
     return std::nullopt;
   const auto depth = get<std::uint32_t>(bytes, 8);
-  if (depth > kMaxDepth || bytes.size() != kHeader + depth * kLevelBytes) return std::nullopt;
+  if (depth > kMaxDepth || bytes.size() != kHeader + kBoundBytes + depth * kLevelBytes)
+    return std::nullopt;
   std::vector<LinearModel> levels(depth);
   for (std::uint32_t i = 0; i < depth; ++i) {
-    const std::size_t at = kHeader + i * kLevelBytes;
+    const std::size_t at = kHeader + kBoundBytes + i * kLevelBytes;
     levels[i] = LinearModel{get<double>(bytes, at), get<double>(bytes, at + sizeof(double))};
   }
-  return ModelStack(std::move(levels));
+  ModelStack stack(std::move(levels));
+  stack.bound_ =
+      ErrorBound{get<double>(bytes, kHeader), get<double>(bytes, kHeader + sizeof(double)),
+                 get<double>(bytes, kHeader + 2 * sizeof(double))};
+  return stack;
 }
 
 }  // namespace harmonize::clock

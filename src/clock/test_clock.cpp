@@ -28,4 +28,14 @@ int virtual_node_of(const TestClockSpec& spec, int world_rank) {
   return spec.node_size <= 0 ? world_rank : world_rank / spec.node_size;
 }
 
+// Keyed by world rank per process: without node_size the two scopes give
+// every rank the same skew, and differ only in what the sync takes for nodes.
+Skew skew_of_rank(const TestClockSpec& spec, int world_rank) {
+  return skew_for_node(spec, spec.per_process ? world_rank : virtual_node_of(spec, world_rank));
+}
+
+bool uses_virtual_nodes(const TestClockSpec& spec) {
+  return spec.node_size > 0 || (test_clock_active(spec) && !spec.per_process);
+}
+
 }  // namespace harmonize::clock

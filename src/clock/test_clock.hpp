@@ -1,7 +1,8 @@
 #pragma once
-// Test clocks with known truth (pure). Every (virtual) node gets an offset
-// and a drift drawn deterministically from the seed, so every rank can
-// compute any other node's skew and hence the true error of the global clock.
+// Test clocks with known truth (pure). Every (virtual) node - or, to break
+// the shared-clock assumption on purpose, every process - gets an offset and
+// a drift drawn deterministically from the seed, so every rank can compute
+// any other rank's skew and hence the true error of the global clock.
 #include <cstdint>
 
 namespace harmonize::clock {
@@ -11,6 +12,9 @@ struct TestClockSpec {
   double max_drift = 0;   // fraction (50 ppm = 50e-6)
   std::uint64_t seed = 1;
   int node_size = 0;  // ranks per virtual node; <= 0: one rank per node
+  // Every process its own skew (keyed by world rank) instead of one per
+  // virtual node; the nodes are then not virtual unless node_size > 0.
+  bool per_process = false;
 };
 
 struct Skew {
@@ -25,6 +29,14 @@ bool test_clock_active(const TestClockSpec& spec);
 Skew skew_for_node(const TestClockSpec& spec, int node);
 
 int virtual_node_of(const TestClockSpec& spec, int world_rank);
+
+// The skew of the clock `world_rank` reads: its virtual node's, or its own.
+Skew skew_of_rank(const TestClockSpec& spec, int world_rank);
+
+// Whether the nodes the sync sees are the virtual ones (virtual_node_of)
+// rather than the shared-memory nodes: with node_size > 0, or when every
+// virtual node has a test clock of its own.
+bool uses_virtual_nodes(const TestClockSpec& spec);
 
 // What a clock with this skew reads at true time `truth`.
 inline double skewed_time(const Skew& skew, double truth) {

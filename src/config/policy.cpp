@@ -183,5 +183,8 @@ const char* to_string(Mode mode) {
 const char* to_string(CommScope scope) {
   return choices::name_of(scope).data();
 }
+const char* to_string(TestClockScope scope) {
+  return choices::name_of(scope).data();
+}
 
 }  // namespace harmonize::config

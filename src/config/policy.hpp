@@ -24,11 +24,21 @@ enum class CommScope { all, world };
 inline constexpr std::array<std::string_view, 2> kCommScopeNames{"all", "world"};
 static_assert(static_cast<std::size_t>(CommScope::world) + 1 == kCommScopeNames.size());
 
+// Testing: what reads one skewed clock. node: every (virtual) node (the
+// shared-clock assumption holds); process: every process, while the nodes
+// stay what the library finds (the assumption is broken on purpose).
+enum class TestClockScope { node, process };
+inline constexpr std::array<std::string_view, 2> kTestClockScopeNames{"node", "process"};
+static_assert(static_cast<std::size_t>(TestClockScope::process) + 1 == kTestClockScopeNames.size());
+
 constexpr std::span<const std::string_view> names(Mode) {
   return kModeNames;
 }
 constexpr std::span<const std::string_view> names(CommScope) {
   return kCommScopeNames;
+}
+constexpr std::span<const std::string_view> names(TestClockScope) {
+  return kTestClockScopeNames;
 }
 
 // The choices the sync and clock layers take (one enum per concept).
@@ -63,6 +73,7 @@ struct Policy {
   double test_clock_offset{};  // seconds, bound of |offset|
   double test_clock_drift{};   // fraction (50 ppm = 5e-5), bound of |drift|
   std::uint64_t test_clock_seed{};
+  TestClockScope test_clock_scope{};
   int test_node_size{};
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
@@ -102,6 +113,7 @@ PolicyResult load_policy_from_environment(bool writes_report);
 // Names of the enums, as the variables spell them.
 const char* to_string(Mode mode);
 const char* to_string(CommScope scope);
+const char* to_string(TestClockScope scope);
 using choices::to_string;
 
 }  // namespace harmonize::config

@@ -177,10 +177,16 @@ constexpr std::array kVariables{
     value<Kind::integer, &Policy::test_clock_seed>(
         "HARMONIZE_TEST_CLOCK_SEED", "1", 0, 4294967295.0,
         "testing: seed of the test clocks' offsets and drifts"),
+    choice<&Policy::test_clock_scope>(
+        "HARMONIZE_TEST_CLOCK_SCOPE", TestClockScope::node,
+        "testing: what reads one test clock. node: each (virtual) node; process: each process, "
+        "while the nodes stay the shared-memory ones (or HARMONIZE_TEST_NODE_SIZE's): breaks the "
+        "shared-clock assumption of h2hca/h3hca on purpose"),
     value<Kind::integer, &Policy::test_node_size>(
         "HARMONIZE_TEST_NODE_SIZE", "0", 0, 1 << 20,
-        "testing: group ranks into virtual nodes of this many ranks sharing one clock (0: one rank "
-        "per virtual node when test clocks are on)"),
+        "testing: group ranks into virtual nodes of this many ranks sharing one clock (unless "
+        "HARMONIZE_TEST_CLOCK_SCOPE=process) (0: one rank per virtual node when test clocks of "
+        "scope node are on)"),
 };
 
 constexpr std::array kScriptVariables{

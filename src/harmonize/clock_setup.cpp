@@ -22,8 +22,9 @@ ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::s
             "' cannot be used here: " + why;
     return setup;
   }
-  setup.test_clock = clock::TestClockSpec{policy.test_clock_offset, policy.test_clock_drift,
-                                          policy.test_clock_seed, policy.test_node_size};
+  setup.test_clock = clock::TestClockSpec{
+      policy.test_clock_offset, policy.test_clock_drift, policy.test_clock_seed,
+      policy.test_node_size, policy.test_clock_scope == config::TestClockScope::process};
   setup.test_clock_active = clock::test_clock_active(setup.test_clock);
   if (setup.test_clock_active) {
     setup.skew = setup.skew_of_rank(world_rank);
@@ -32,7 +33,7 @@ ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::s
   } else {
     setup.local = std::move(source);
   }
-  if (setup.test_clock_active || policy.test_node_size > 0) {
+  if (clock::uses_virtual_nodes(setup.test_clock)) {
     const clock::TestClockSpec spec = setup.test_clock;
     setup.virtual_node_of_rank = [spec](int rank) { return clock::virtual_node_of(spec, rank); };
   }

@@ -26,18 +26,20 @@ struct ClockSetup {
   std::unique_ptr<clock::TimeSource> truth;
   clock::TestClockSpec test_clock;
   bool test_clock_active = false;
-  clock::Skew skew{0.0, 0.0};  // of this rank's (virtual) node; zero without test clocks
+  clock::Skew skew{0.0, 0.0};  // of this rank's clock; zero without test clocks
   sync::Settings sync_settings;
-  // With HARMONIZE_TEST_NODE_SIZE, virtual nodes replace shared-memory nodes.
+  // With HARMONIZE_TEST_NODE_SIZE, or test clocks of scope node, virtual
+  // nodes replace shared-memory nodes (clock::uses_virtual_nodes).
   std::function<int(int world_rank)> virtual_node_of_rank;
 
   // The selected time source before the test skew: the exact truth of
   // `local` (harmonize-clockcheck's ground truth). Per process for tsc and
   // wtime, which is why `truth` is monotonic.
   const clock::TimeSource& source() const { return unskewed ? *unskewed : *local; }
-  // The test skew of any rank's (virtual) node.
+  // The test skew of any rank's clock (its virtual node's, or its own with
+  // HARMONIZE_TEST_CLOCK_SCOPE=process).
   clock::Skew skew_of_rank(int world_rank) const {
-    return clock::skew_for_node(test_clock, clock::virtual_node_of(test_clock, world_rank));
+    return clock::skew_of_rank(test_clock, world_rank);
   }
 };
 

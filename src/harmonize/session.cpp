@@ -1,5 +1,6 @@
 #include "harmonize/session.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <numeric>
@@ -8,6 +9,7 @@
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
 #include "sync/mpi/group_transport.hpp"
+#include "sync/mpi/host_of_rank.hpp"
 #include "sync/mpi/mpi_error.hpp"
 
 namespace harmonize {
@@ -29,6 +31,16 @@ std::string comm_name(MPI_Comm comm, const std::string& set_name, const logic::C
   if (!set_name.empty()) return set_name;
   return "comm#" + std::to_string(key.serial) + "@" + std::to_string(key.root_world_rank) +
          " (size " + std::to_string(size) + ")";
+}
+
+// Whether h2hca/h3hca copy models within some node, which the shared-clock
+// check then verifies (alike on every rank: the layout is the job's).
+bool some_node_shares_a_clock(const sync::Layout& layout, sync::Scheme scheme) {
+  if (scheme == sync::Scheme::hca3) return false;
+  std::vector<int> nodes;
+  for (const sync::Placement& placement : layout.of_rank) nodes.push_back(placement.node);
+  std::sort(nodes.begin(), nodes.end());
+  return std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end();
 }
 
 }  // namespace
@@ -66,13 +78,21 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
                                 clocks_.sync_settings.scheme == sync::Scheme::h3hca);
   if (!policy_.needs_clock()) return;
+  // Only to name a node in the shared-clock warning: one gather here rather
+  // than a collective when the warning is due (inside a timed call).
+  shared_clock_checked_ = some_node_shares_a_clock(layout_, clocks_.sync_settings.scheme);
+  if (shared_clock_checked_) shared_clock_notice_.set_hosts(sync::gather_host_of_rank(world_));
   std::vector<int> everybody(static_cast<std::size_t>(world_size_));
   std::iota(everybody.begin(), everybody.end(), 0);
   world_clock_ = std::make_unique<protocol::WorldClock>(
-      *clocks_.local, sync::CommClockSync::create(
-                          std::make_unique<sync::GroupTransport>(world_, std::move(everybody),
-                                                                 sync::kWorldGroupTag),
-                          clocks_.sync_settings, clock::GlobalClock(*clocks_.local, {}), layout_));
+      *clocks_.local,
+      std::make_unique<NoticedSync>(
+          sync::CommClockSync::create(std::make_unique<sync::GroupTransport>(
+                                          world_, std::move(everybody), sync::kWorldGroupTag),
+                                      clocks_.sync_settings, clock::GlobalClock(*clocks_.local, {}),
+                                      layout_),
+          shared_clock_notice_, world_rank_ == 0, true));
+  shared_clock_notice_.flush();  // still inside MPI_Init
   if (policy_.verbose && world_rank_ == 0) {
     const sync::SyncReport& r = world_clock_->last_report();
     std::fprintf(stderr,
@@ -99,7 +119,7 @@ bool SessionImpl::affects(MPI_Comm comm) const {
 }
 
 std::unique_ptr<sync::ClockSync> SessionImpl::group_sync(MPI_Comm comm, const logic::CommKey& key,
-                                                         clock::GlobalClock base) const {
+                                                         clock::GlobalClock base) {
   if (world_ == MPI_COMM_NULL) {
     // Mode off: no private world to carry the traffic, so this communicator
     // (used through MPIX_Harmonize) gets a private copy of its own.
@@ -110,7 +130,13 @@ std::unique_ptr<sync::ClockSync> SessionImpl::group_sync(MPI_Comm comm, const lo
   auto transport = sync::GroupTransport::of_communicator(
       world_, comm, sync::group_tag(key.root_world_rank, key.serial), why);
   if (!transport) throw std::runtime_error(why);
-  return sync::CommClockSync::create(std::move(transport), clocks_.sync_settings, base, layout_);
+  const bool group_root = transport->rank() == 0;
+  // A node that fell back for the world clock falls back here too (in the
+  // sync's warm-up): the members' world clocks differ, so the copied models
+  // of this level cannot agree either.
+  return std::make_unique<NoticedSync>(
+      sync::CommClockSync::create(std::move(transport), clocks_.sync_settings, base, layout_),
+      shared_clock_notice_, group_root, false);
 }
 
 protocol::ProtocolSettings SessionImpl::protocol_settings(const std::string& name) const {
@@ -123,6 +149,12 @@ protocol::ProtocolSettings SessionImpl::protocol_settings(const std::string& nam
   settings.yield_while_spinning = crowding_.oversubscribed;
   settings.truth = clocks_.truth.get();
   settings.record_truth = clocks_.test_clock_active;
+  // Deadlines are on a clock whose reference is world rank 0's (mode off has
+  // no world clock, so no known reference).
+  if (clocks_.test_clock_active && world_clock_->exists()) {
+    settings.reference_skew = clocks_.skew_of_rank(0);
+    settings.own_skew = clocks_.skew;
+  }
   const bool speaks = world_rank_ == 0;
   settings.on_give_up = [name, speaks](const std::string& reason) {
     if (speaks) {
@@ -181,6 +213,8 @@ CommState& SessionImpl::state_for(MPI_Comm comm) {
 int SessionImpl::barrier(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm))
     return sync::native_barrier(comm);  // MPI reports a null communicator its own way
+  // A fallback found inside an earlier call is told before this one starts.
+  if (shared_clock_notice_.pending()) shared_clock_notice_.flush();
   try {
     CommState& state = state_for(comm);
     if (!state.protocol) {
@@ -200,6 +234,7 @@ int SessionImpl::barrier(MPI_Comm comm) {
 
 int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
   if (comm == MPI_COMM_NULL) return sync::native_barrier(comm);
+  if (shared_clock_notice_.pending()) shared_clock_notice_.flush();
   try {
     CommState& state = state_for(comm);
     if (!state.protocol) {

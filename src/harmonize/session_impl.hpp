@@ -10,6 +10,7 @@
 #include "harmonize/protocol/world_clock.hpp"
 #include "harmonize/registry.hpp"
 #include "harmonize/session.hpp"
+#include "harmonize/shared_clock_notice.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"
@@ -30,7 +31,7 @@ class SessionImpl final : public Session {
   CommState& state_for(MPI_Comm comm);  // throws MpiError
   std::unique_ptr<CommState> create_state(MPI_Comm comm);
   std::unique_ptr<sync::ClockSync> group_sync(MPI_Comm comm, const logic::CommKey& key,
-                                              clock::GlobalClock base) const;
+                                              clock::GlobalClock base);
   protocol::ProtocolSettings protocol_settings(const std::string& name) const;
   void stop_on_error(const std::string& error);
   void write_report();
@@ -44,6 +45,9 @@ class SessionImpl final : public Session {
   ClockSetup clocks_;
   sync::NodeCrowding crowding_;  // yield while waiting; the warning's cause
   sync::Layout layout_;          // node and socket of every world rank
+  // Before the clocks whose syncs it hears of.
+  SharedClockNotice shared_clock_notice_{world_rank_, layout_};
+  bool shared_clock_checked_ = false;  // some node copies models, so syncs check it
   std::unique_ptr<protocol::WorldClock> world_clock_;
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};

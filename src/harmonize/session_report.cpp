@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "harmonize/end_check.hpp"
 #include "harmonize/session_impl.hpp"
 #include "report/format.hpp"
 #include "report/harmonization_warning.hpp"
@@ -45,9 +46,35 @@ void write_file(const std::string& path, const nlohmann::json& json, report::Job
 }  // namespace
 
 void SessionImpl::write_report() {
+  std::optional<report::ClockCheckInfo> end_check;
+  if (world_clock_->exists()) {
+    const protocol::WorldClock::Snapshot world = world_clock_->snapshot();
+    EndCheckInputs inputs{.world = world_,
+                          .clock = world.clock,
+                          .synced_at = world.synced_at,
+                          .layout = &layout_,
+                          .yield_while_waiting = crowding_.oversubscribed,
+                          .reference_skew = std::nullopt,
+                          .own_skew = clocks_.skew,
+                          .truth = clocks_.truth.get()};
+    if (clocks_.test_clock_active) inputs.reference_skew = clocks_.skew_of_rank(0);
+    try {
+      end_check = check_world_clock_at_end(inputs);
+    } catch (const std::exception& error) {
+      if (world_rank_ == 0)
+        std::fprintf(stderr, "harmonize: warning: the clock check at the end failed: %s\n",
+                     error.what());
+    }
+  }
   const std::vector<std::vector<double>> encoded = sync::gather_to_root(world_, records_.encode());
   const std::vector<std::string> hosts = sync::gather_host_names(world_);
+  // A fallback that only a sub-communicator without world rank 0 saw.
+  const std::vector<std::vector<double>> fallbacks =
+      shared_clock_checked_ ? sync::gather_to_root(world_, shared_clock_notice_.own_fallback())
+                            : std::vector<std::vector<double>>();
   if (world_rank_ != 0) return;
+  shared_clock_notice_.observe_everybody(fallbacks);
+  shared_clock_notice_.flush();
 
   std::vector<std::vector<logic::CommRecord>> by_process;
   for (std::size_t rank = 0; rank < encoded.size(); ++rank) {
@@ -84,6 +111,7 @@ void SessionImpl::write_report() {
   job.clock.initial_sync_seconds = world_clock_->initial_seconds();
   job.clock.sync_count = static_cast<std::uint64_t>(world_clock_->syncs());
   job.clock.sync_seconds_total = world_clock_->total_seconds();
+  job.clock.end_check = end_check;
   if (clocks_.test_clock_active) {
     job.clock.test_clock =
         report::TestClockInfo{clocks_.test_clock.max_offset, clocks_.test_clock.max_drift,
@@ -99,6 +127,10 @@ void SessionImpl::write_report() {
     json["clock"]["sync_levels"] = r.levels;
     json["clock"]["sync_note"] = r.fallback_note;
   }
+  json["clock"]["shared_clock_check"] =
+      synced ? shared_clock_notice_.to_json(world_clock_->last_report().shared_clock) : nullptr;
+  if (clocks_.test_clock_active)
+    json["clock"]["test_clock"]["scope"] = clocks_.test_clock.per_process ? "process" : "node";
   for (std::size_t i = 0; i < merged.size(); ++i) {
     // Ground truth of "synchronized in space": calls in which a process left
     // before the last one entered (test clocks only; must be 0).
@@ -106,6 +138,16 @@ void SessionImpl::write_report() {
     json["communicators"][i]["truth_space_violations"] = clocks_.test_clock_active && violations
                                                              ? nlohmann::json(*violations)
                                                              : nlohmann::json(nullptr);
+    // Calls in which a process truly left late, and those its flag missed.
+    const report::CommSummary& summary = merged[i].summary;
+    const auto truth_count = [&](std::uint64_t count) {
+      return clocks_.test_clock_active ? nlohmann::json(count) : nlohmann::json(nullptr);
+    };
+    json["communicators"][i]["truth_late_calls"] = truth_count(summary.truth_late_calls);
+    json["communicators"][i]["truth_late_unflagged"] = truth_count(summary.truth_late_unflagged);
+    json["communicators"][i]["truth_bound_checks"] = truth_count(summary.truth_bound_checks);
+    json["communicators"][i]["truth_bound_violations"] =
+        truth_count(summary.truth_bound_violations);
   }
 
   if (policy_.report != "none") {

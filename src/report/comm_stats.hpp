@@ -21,6 +21,18 @@ struct CommStats {
   std::uint64_t calls = 0;
   std::uint64_t harmonized_calls = 0;
   std::uint64_t missed_calls = 0;  // calls in which THIS rank missed the deadline
+  // Calls in which THIS rank saw the deadline in time but left more than the
+  // late-exit threshold after it (descheduled while spinning).
+  std::uint64_t late_calls = 0;
+  // Ground truth (test clocks): calls in which this rank truly left later
+  // than the deadline by more than the threshold plus its clock-error bound,
+  // and of those, the ones its flag did not mark (neither missed nor late).
+  std::uint64_t truth_late_calls = 0;
+  std::uint64_t truth_late_unflagged = 0;
+  // Ground truth of the clock-error bound (test clocks): exits at which this
+  // rank's true clock error was checked against its bound, and found beyond.
+  std::uint64_t truth_bound_checks = 0;
+  std::uint64_t truth_bound_violations = 0;
   // Calls passed to the native barrier because the library could not serve
   // this communicator (e.g. an internal MPI call failed), and why.
   std::uint64_t not_harmonized_calls = 0;
@@ -35,9 +47,15 @@ struct CommStats {
 
   Distribution exit_skew;        // rank 0 only: per call, max - min exit time on the global clock
   Distribution lateness;         // exit time - deadline when the deadline was missed
+  Distribution late_by;          // exit time - deadline of late exits
   Distribution wait;             // time spun waiting for the deadline
   Distribution time_in_call;     // whole barrier call
   Distribution truth_exit_skew;  // rank 0 only, with test clocks: skew on the untouched clock
+  // Rank 0 only: per call, the largest clock-error bound of the processes at
+  // their exits (any process's global clock is within it of the reference),
+  // and with test clocks the largest true error.
+  Distribution clock_error_bound;
+  Distribution truth_clock_error;
 
   friend bool operator==(const CommStats&, const CommStats&) = default;
 };
@@ -66,8 +84,16 @@ struct CommSummary {
   std::string not_harmonized_reason;                  // the first rank's that has one
   std::uint64_t missed_calls_any = 0;                 // calls in which at least one process missed
   std::vector<std::uint64_t> missed_events_per_rank;  // index = rank in the communicator
-  double failure_rate = 0.0;    // missed_calls_any / harmonized_calls (0 if none harmonized)
-  std::uint64_t resyncs = 0;    // collective, so ranks agree (maximum)
+  double failure_rate = 0.0;  // missed_calls_any / harmonized_calls (0 if none harmonized)
+  // Calls in which no process missed but at least one left late.
+  std::uint64_t late_calls_any = 0;
+  std::vector<std::uint64_t> late_events_per_rank;  // index = rank in the communicator
+  double late_rate = 0.0;                           // late_calls_any / harmonized_calls
+  std::uint64_t truth_late_calls = 0;               // summed over ranks (test clocks)
+  std::uint64_t truth_late_unflagged = 0;           // summed over ranks (test clocks)
+  std::uint64_t truth_bound_checks = 0;             // summed over ranks (test clocks)
+  std::uint64_t truth_bound_violations = 0;         // summed over ranks (test clocks)
+  std::uint64_t resyncs = 0;                        // collective, so ranks agree (maximum)
   double resync_seconds = 0.0;  // longest total among ranks: the job waited that long
 
   double slack_initial = 0.0;  // as decided by rank 0, which sets the deadlines
@@ -77,9 +103,12 @@ struct CommSummary {
 
   Distribution exit_skew;  // merged over ranks (only rank 0 contributes)
   Distribution lateness;   // merged over ranks
+  Distribution late_by;    // merged over ranks
   Distribution wait;
   Distribution time_in_call;
   Distribution truth_exit_skew;
+  Distribution clock_error_bound;
+  Distribution truth_clock_error;
 };
 
 // How the records of one summary combine. same_calls: the ranks of one
@@ -88,10 +117,17 @@ struct CommSummary {
 // (MPI_COMM_SELF, intercommunicators): counts add up.
 enum class Merge { same_calls, per_process };
 
+// Calls in which any process missed (left late): counted by the integrator,
+// since the flag is local and only a per-call reduction knows about *any*.
+struct AnyCounts {
+  AnyCounts(std::uint64_t missed_calls = 0, std::uint64_t late_calls = 0)
+      : missed(missed_calls), late(late_calls) {}
+  std::uint64_t missed;
+  std::uint64_t late;
+};
+
 // `per_rank[i]` is the record of rank i of the communicator (not empty).
-// `missed_calls_any` is counted by the integrator (the flag is local, so only
-// a per-call reduction knows whether *any* rank missed).
-CommSummary summarize(std::span<const CommStats> per_rank, std::uint64_t missed_calls_any,
+CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any,
                       Merge merge = Merge::same_calls);
 
 }  // namespace harmonize::report

@@ -36,6 +36,13 @@ std::string harmonization_warning(const CommSummary& comm, const RunConditions& 
     symptoms.push_back(std::string(percent) +
                        " of harmonized barriers missed their deadline (expected ~0.4%)");
   }
+  if (comm.late_rate > kUnreliableFailureRate) {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.1f%%", 100.0 * comm.late_rate);
+    symptoms.push_back(std::string(percent) +
+                       " of harmonized barriers had a process leave late (descheduled while "
+                       "waiting for the deadline)");
+  }
   if (!comm.exit_skew.empty() && comm.exit_skew.percentile(50.0) > kHarmonizedSkewLimit) {
     symptoms.push_back("exit skew p50 " + format_duration(comm.exit_skew.percentile(50.0)) +
                        " (a working harmonized barrier stays below " +

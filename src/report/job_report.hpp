@@ -32,6 +32,21 @@ struct TestClockInfo {
   int node_size = 0;  // ranks per virtual node
 };
 
+// Check-Global-Clock at the end of the run: the world clock's offset from
+// world rank 0 at a sample of ranks (node leaders first), measured.
+struct ClockCheckInfo {
+  int checked = 0;        // ranks measured
+  int candidates = 0;     // ranks other than the reference
+  double age = 0;         // seconds since the world clock's last sync
+  double max_offset = 0;  // largest |measured offset|
+  double median_offset = 0;
+  double max_uncertainty = 0;             // of the measurements (half the best round trip or less)
+  double max_bound = 0;                   // largest error bound the checked ranks reported
+  int inconsistent = 0;                   // measured offset beyond both bounds plus its uncertainty
+  double seconds = 0;                     // what the check cost at MPI_Finalize
+  std::optional<double> truth_max_error;  // test clocks: largest true error of a checked rank
+};
+
 struct ClockInfo {
   std::string scheme;       // h2hca, hca3, h3hca ("" when mode=off)
   std::string time_source;  // monotonic, tsc, wtime
@@ -43,6 +58,7 @@ struct ClockInfo {
   std::uint64_t sync_count = 0;  // all syncs of the world clock, the initial one included
   double sync_seconds_total = 0.0;
   std::optional<TestClockInfo> test_clock;  // JSON null when absent
+  std::optional<ClockCheckInfo> end_check;  // JSON null when not run (mode off, one process)
 };
 
 struct JobReport {

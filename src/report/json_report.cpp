@@ -28,6 +28,9 @@ json to_json(const CommSummary& c) {
       {"missed_calls_any", c.missed_calls_any},
       {"missed_events_per_rank", c.missed_events_per_rank},
       {"failure_rate", c.failure_rate},
+      {"late_calls_any", c.late_calls_any},
+      {"late_events_per_rank", c.late_events_per_rank},
+      {"late_rate", c.late_rate},
       {"resyncs", c.resyncs},
       {"resync_seconds", c.resync_seconds},
       {"slack",
@@ -37,9 +40,12 @@ json to_json(const CommSummary& c) {
         {"max", c.slack_max}}},
       {"exit_skew", to_json(c.exit_skew)},
       {"lateness", to_json(c.lateness)},
+      {"late_by", to_json(c.late_by)},
       {"wait", to_json(c.wait)},
       {"time_in_call", to_json(c.time_in_call)},
       {"truth_exit_skew", to_json(c.truth_exit_skew)},
+      {"clock_error_bound", to_json(c.clock_error_bound)},
+      {"truth_clock_error", to_json(c.truth_clock_error)},
   };
 }
 
@@ -64,6 +70,20 @@ json to_json(const ClockInfo& c) {
                       {"seed", c.test_clock->seed},
                       {"node_size", c.test_clock->node_size}};
   }
+  json end_check = nullptr;
+  if (c.end_check) {
+    const ClockCheckInfo& e = *c.end_check;
+    end_check = json{{"checked", e.checked},
+                     {"candidates", e.candidates},
+                     {"age", e.age},
+                     {"max_offset", e.max_offset},
+                     {"median_offset", e.median_offset},
+                     {"max_uncertainty", e.max_uncertainty},
+                     {"max_bound", e.max_bound},
+                     {"inconsistent", e.inconsistent},
+                     {"seconds", e.seconds},
+                     {"truth_max_error", e.truth_max_error ? json(*e.truth_max_error) : json()}};
+  }
   return json{{"scheme", c.scheme},
               {"time_source", c.time_source},
               {"model", c.model},
@@ -73,7 +93,8 @@ json to_json(const ClockInfo& c) {
               {"initial_sync_seconds", c.initial_sync_seconds},
               {"sync_count", c.sync_count},
               {"sync_seconds_total", c.sync_seconds_total},
-              {"test_clock", test_clock}};
+              {"test_clock", test_clock},
+              {"end_check", end_check}};
 }
 
 json to_json(const Totals& t) {
@@ -83,6 +104,8 @@ json to_json(const Totals& t) {
               {"not_harmonized_calls", t.not_harmonized_calls},
               {"missed_calls_any", t.missed_calls_any},
               {"failure_rate", t.failure_rate},
+              {"late_calls_any", t.late_calls_any},
+              {"late_rate", t.late_rate},
               {"resyncs", t.resyncs},
               {"resync_seconds", t.resync_seconds},
               {"exit_skew", to_json(t.exit_skew)},

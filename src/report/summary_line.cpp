@@ -1,6 +1,8 @@
 #include "report/summary_line.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "report/format.hpp"
 #include "report/totals.hpp"
@@ -13,17 +15,42 @@ std::string plural(std::uint64_t n, const char* singular, const char* plural_for
   return std::to_string(n) + " " + (n == 1 ? singular : plural_form);
 }
 
-std::string missed_text(std::uint64_t missed, double failure_rate) {
-  if (missed == 0) return "0 missed";
-  return std::to_string(missed) + " missed (" + format_percent(failure_rate) + ")";
+std::string count_text(std::uint64_t count, double rate, const char* what) {
+  if (count == 0) return std::string("0 ") + what;
+  return std::to_string(count) + " " + what + " (" + format_percent(rate) + ")";
 }
 
-std::string communicator_text(const CommSummary& c, bool harmonized) {
+// Side by side: a late exit spoils a call as much as a miss does.
+std::string missed_text(std::uint64_t missed, double failure_rate, std::uint64_t late,
+                        double late_rate) {
+  return count_text(missed, failure_rate, "missed") + ", " + count_text(late, late_rate, "late");
+}
+
+// A skew measured on the global clock is only as good as that clock: its
+// error bound (median over the calls) and the clock check at the end.
+std::string clock_error_text(const CommSummary& c, const std::optional<ClockCheckInfo>& check) {
+  std::vector<std::string> parts;
+  if (!c.clock_error_bound.empty())
+    parts.push_back("clock error <= " + format_duration(c.clock_error_bound.percentile(50.0)));
+  if (check && check->checked > 0) {
+    parts.push_back("checked " + format_duration(check->max_offset) + " +- " +
+                    format_duration(check->max_uncertainty) + " at end" +
+                    (check->inconsistent > 0 ? " (beyond the bound)" : ""));
+  }
+  if (parts.empty()) return {};
+  std::string text = " (" + parts.front();
+  for (std::size_t i = 1; i < parts.size(); ++i) text += ", " + parts[i];
+  return text + ")";
+}
+
+std::string communicator_text(const CommSummary& c, bool harmonized,
+                              const std::optional<ClockCheckInfo>& check) {
   std::string text = c.name + ": " + plural(c.calls, "barrier", "barriers");
-  if (harmonized) text += ", " + missed_text(c.missed_calls_any, c.failure_rate);
+  if (harmonized)
+    text += ", " + missed_text(c.missed_calls_any, c.failure_rate, c.late_calls_any, c.late_rate);
   if (!c.exit_skew.empty()) {
     text += ", exit skew p50 " + format_duration(c.exit_skew.percentile(50.0)) + " p99 " +
-            format_duration(c.exit_skew.percentile(99.0));
+            format_duration(c.exit_skew.percentile(99.0)) + clock_error_text(c, check);
   }
   if (harmonized) text += ", " + plural(c.resyncs, "resync", "resyncs");
   if (c.not_harmonized_calls > 0) {
@@ -57,7 +84,7 @@ std::string summary_line(const JobReport& report) {
   if (report.clock.test_clock) line += " test-clock";
 
   if (const CommSummary* shown = busiest(report.communicators)) {
-    line += " | " + communicator_text(*shown, harmonized);
+    line += " | " + communicator_text(*shown, harmonized, report.clock.end_check);
     if (report.communicators.size() > 1) {
       std::vector<CommSummary> others;
       for (const CommSummary& c : report.communicators) {
@@ -66,7 +93,10 @@ std::string summary_line(const JobReport& report) {
       const Totals rest = compute_totals(others);
       line += " | +" + plural(rest.communicators, "communicator", "communicators") + ": " +
               plural(rest.calls, "barrier", "barriers");
-      if (harmonized) line += ", " + missed_text(rest.missed_calls_any, rest.failure_rate);
+      if (harmonized) {
+        line += ", " + missed_text(rest.missed_calls_any, rest.failure_rate, rest.late_calls_any,
+                                   rest.late_rate);
+      }
       if (rest.not_harmonized_calls > 0)
         line += ", " + std::to_string(rest.not_harmonized_calls) + " not harmonized";
     }

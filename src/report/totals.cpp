@@ -10,14 +10,16 @@ Totals compute_totals(std::span<const CommSummary> communicators) {
     totals.harmonized_calls += c.harmonized_calls;
     totals.not_harmonized_calls += c.not_harmonized_calls;
     totals.missed_calls_any += c.missed_calls_any;
+    totals.late_calls_any += c.late_calls_any;
     totals.resyncs += c.resyncs;
     totals.resync_seconds += c.resync_seconds;
     totals.exit_skew.merge(c.exit_skew);
     totals.wait.merge(c.wait);
   }
   if (totals.harmonized_calls > 0) {
-    totals.failure_rate =
-        static_cast<double>(totals.missed_calls_any) / static_cast<double>(totals.harmonized_calls);
+    const auto harmonized = static_cast<double>(totals.harmonized_calls);
+    totals.failure_rate = static_cast<double>(totals.missed_calls_any) / harmonized;
+    totals.late_rate = static_cast<double>(totals.late_calls_any) / harmonized;
   }
   return totals;
 }

@@ -7,14 +7,20 @@
 namespace harmonize::sync {
 
 // Offset (local - reference) measured at local time t. `uncertainty` is the
-// half-width of the interval the measurement proves the offset lies in
-// (SKaMPI bounds); 0 means unknown. Fits weight points by 1/uncertainty^2,
-// so one fit point caught in a network stall (a 200 us round trip among 1 us
-// ones) cannot drag the model; points of unknown uncertainty weigh 1.
+// half-width of the interval the measurement's exchanges bound the offset by
+// (SKaMPI); 0 means unknown. Fits weight points by 1/uncertainty^2, so one
+// fit point caught in a network stall (a 200 us round trip among 1 us ones)
+// cannot drag the model; points of unknown uncertainty weigh 1.
+// `bound` is what the error bounds rest on: the true offset at t lies within
+// offset +- bound, proven (drift during the exchanges included). Mean-RTT
+// points have one too, though their uncertainty is unknown. HCA3 widens it by
+// the reference's own bound, so that in a pair's history it is relative to
+// the world reference (sync/error_bound_fit.hpp).
 struct FitPoint {
   double t = 0;
   double offset = 0;
   double uncertainty = 0;
+  double bound = 0;
 };
 
 double weight_of(const FitPoint& point);

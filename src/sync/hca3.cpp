@@ -1,5 +1,6 @@
 #include "sync/hca3.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include "sync/offset_measure.hpp"
@@ -13,11 +14,34 @@ int floor_log2(int value) {
   return log;
 }
 
+// How long after a sync the two candidate bounds are compared at (below):
+// the order of the longest resync interval.
+constexpr double kBoundHorizon = 1.0;
+
+// The bound of the clock `model` makes on top of `clk`. The pair's history
+// bounds it directly against the world reference. When `clk` itself came out
+// of a sync (a sub-communicator's base is the world clock), its own bound
+// plus what the model moves it by is another honest bound, and usually the
+// one that grows slower: the world clock knows its drift from a long history
+// while a new pair knows nothing of it yet. The tighter one a horizon ahead wins.
+clock::ErrorBound bound_for(const PairHistory& history, const clock::LinearModel& model,
+                            const clock::GlobalClock& clk) {
+  const clock::ErrorBound pair = error_bound_of(history, model);
+  if (clk.models().depth() == 0) return pair;  // a raw source: its (zero) bound means nothing
+  const double below = pair.at + model.offset_at(pair.at);  // the anchor on clk
+  const clock::ErrorBound moved{pair.at,
+                                clk.error_bound_at(below) + std::abs(model.offset_at(below)),
+                                clk.error_bound().rate + std::abs(model.slope)};
+  const double horizon = pair.at + kBoundHorizon;
+  return moved.at_time(horizon) < pair.at_time(horizon) ? moved : pair;
+}
+
 // LEARN_CLOCK_MODEL, client side: measure against the reference's current
 // global clock (which already sits on the root's time when it has been a
-// client in an earlier round), keep the points, choose the model.
-clock::LinearModel learn_as_client(Transport& group, int reference, const clock::GlobalClock& clk,
-                                   const Settings& settings, PairHistory& history) {
+// client in an earlier round), keep the points, choose the model and bound
+// the clock it makes.
+clock::ModelStack learn_as_client(Transport& group, int reference, const clock::GlobalClock& clk,
+                                  const Settings& settings, PairHistory& history) {
   if (settings.offset == OffsetAlgorithm::mean_rtt && history.mean_rtt < 0)
     history.mean_rtt = measure_mean_rtt_as_client(group, reference, clk, settings.pingpongs);
   std::vector<FitPoint> points;
@@ -28,18 +52,25 @@ clock::LinearModel learn_as_client(Transport& group, int reference, const clock:
   // measured again, up to as many extra times as there are fit points.
   std::size_t spare = count;
   while (points.size() < count) {
-    const FitPoint point =
-        measure_offset_as_client(group, reference, clk, settings, history.mean_rtt);
+    const OffsetMeasurement measured =
+        measure_offset_with_bound(group, reference, clk, settings, history.mean_rtt);
+    FitPoint point = measured.point;
     if (history.stalled(point) && spare > 0) {
       --spare;
       continue;
     }
     history.note_uncertainty(point.uncertainty);
+    // The reference's clock is itself up to its bound away from the world
+    // reference: widened so, every point of the history (whatever the
+    // reference's clock was when it was measured) bounds the offset to the
+    // world reference, and the pair's bound needs no further composition.
+    point.bound += measured.reference_bound;
     points.push_back(point);
   }
   release_reference(group, reference);
   history.add(std::move(points), settings.history_syncs, settings.history_seconds);
-  return choose_model(history, settings.model);
+  const clock::LinearModel model = choose_model(history, settings.model);
+  return clk.models().with(model, bound_for(history, model, clk));
 }
 
 }  // namespace
@@ -65,14 +96,12 @@ clock::GlobalClock run_hca3(Transport& group, const clock::GlobalClock& mine,
     if (r % running_power == 0) {
       serve_as_reference(group, r + next_power, current);
     } else if (r % running_power == next_power) {
-      const auto model = learn_as_client(group, r - next_power, mine, settings, history);
-      current = mine.with_models(mine.models().with(model));
+      current = mine.with_models(learn_as_client(group, r - next_power, mine, settings, history));
     }
   }
   // Step 2: the ranks beyond the largest power of two.
   if (r >= max_power) {
-    const auto model = learn_as_client(group, r - max_power, mine, settings, history);
-    current = mine.with_models(mine.models().with(model));
+    current = mine.with_models(learn_as_client(group, r - max_power, mine, settings, history));
   } else if (r < p - max_power) {
     serve_as_reference(group, r + max_power, current);
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clock/global_clock.hpp"
+#include "sync/clock_sync.hpp"
 #include "sync/pair_history.hpp"
 #include "sync/settings.hpp"
 #include "sync/transport.hpp"
@@ -48,6 +49,8 @@ class HierarchicalSync {
 
   const LevelStats& stats() const { return stats_; }
   const Settings& settings() const { return settings_; }
+  // Updated by every synchronize(); the totals on rank 0 only.
+  const SharedClockReport& shared_clock() const { return shared_clock_; }
 
  private:
   Transport& group_;
@@ -56,9 +59,20 @@ class HierarchicalSync {
   std::unique_ptr<Transport> node_leaders_;    // node rank 0 only
   std::unique_ptr<Transport> socket_;          // h3hca: everybody
   std::unique_ptr<Transport> socket_leaders_;  // h3hca: socket rank 0 only, per node
+  clock::GlobalClock sync_shared_group(Transport& shared, const clock::GlobalClock& fresh);
+  void tally_shared_clock();
+
   PairHistory inter_history_;
   PairHistory intra_history_;
+  // This process's pair in the HCA3 that replaces ClockPropSync once its
+  // group has fallen back (a pair of its own: its reference is not the
+  // reference of the levels above).
+  PairHistory individual_history_;
+  int node_color_ = 0;
+  bool group_checked_ = false;
+  int shared_syncs_ = 0;  // ClockPropSync runs of this group (warm-up included)
   LevelStats stats_;
+  SharedClockReport shared_clock_;
 };
 
 }  // namespace harmonize::sync

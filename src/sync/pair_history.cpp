@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sync/error_bound_fit.hpp"
+
 namespace harmonize::sync {
 
 namespace {
@@ -37,6 +39,27 @@ std::vector<FitPoint> PairHistory::all_points() const {
   std::vector<FitPoint> points;
   for (const auto& batch : batches_) points.insert(points.end(), batch.begin(), batch.end());
   return points;
+}
+
+std::vector<FitPoint> PairHistory::bound_points() const {
+  std::vector<FitPoint> points;
+  if (batches_.empty()) return points;
+  points.reserve(batches_.size() + batches_.back().size());
+  for (const auto& batch : batches_) {
+    const auto tightest =
+        std::min_element(batch.begin(), batch.end(),
+                         [](const FitPoint& a, const FitPoint& b) { return a.bound < b.bound; });
+    points.push_back(*tightest);
+  }
+  points.insert(points.end(), batches_.back().begin(), batches_.back().end());
+  return points;
+}
+
+clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
+                                 double max_drift) {
+  const std::vector<FitPoint> points = history.bound_points();
+  const DriftInterval drift = drift_interval(std::span(points).first(history.batches()), max_drift);
+  return model_error_bound(points, drift, model, max_drift);
 }
 
 namespace {

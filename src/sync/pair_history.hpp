@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "clock/error_bound.hpp"
 #include "clock/linear_model.hpp"
 #include "sync/fit.hpp"
 #include "sync/settings.hpp"
@@ -36,6 +37,10 @@ class PairHistory {
   bool empty() const { return batches_.empty(); }
   std::size_t batches() const { return batches_.size(); }
   std::vector<FitPoint> all_points() const;
+  // What the error bound is computed from, in one allocation: the tightest
+  // point of every batch (oldest first; they bound the drift), then every
+  // point of the newest batch.
+  std::vector<FitPoint> bound_points() const;
   const std::vector<FitPoint>& newest() const { return batches_.back(); }
 
   static constexpr double kStallFactor = 3.0;
@@ -52,6 +57,21 @@ class PairHistory {
 // every kept point, intercept through the newest batch so the model is exact
 // at the end of this sync even where the drift is not perfectly linear.
 clock::LinearModel choose_model(const PairHistory& history, ModelKind kind);
+
+// The error bound of the clock `model` makes against the clock the history's
+// points are relative to (the world reference, as HCA3 widens them), under
+// linear drift of at most `max_drift` (sync/error_bound_fit.hpp), from
+// bound_points(): the drift from the tightest point of each sync, the offset
+// at the newest point from those and the newest sync's points. Leaving the
+// other points of older syncs out only loosens the bound (fewer constraints),
+// and they rarely constrain it - carried over seconds by the drift's
+// uncertainty they are wider than the newest ones - while this runs, with
+// cold caches, inside every sync (1.5-2 us with all 64 points here).
+// Two points of one sync are a millisecond apart: the drift they bound
+// (bounds / span, ~1e-3) is far beyond the physical maximum, so only pairs
+// across syncs narrow the drift interval.
+clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
+                                 double max_drift = clock::kMaxRelativeDrift);
 
 // Shortest span of fit points (seconds) from which `automatic` trusts a slope.
 inline constexpr double kMinDriftBaseline = 0.05;

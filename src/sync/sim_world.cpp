@@ -47,14 +47,26 @@ struct SimWorld::Shared {
 
 namespace {
 
+// The clock `rank` reads, and the key of its wander path: a node's
+// processes share both unless every process has a clock of its own.
+const NodeClock& clock_of(const SimSpec& spec, int rank) {
+  const auto r = static_cast<std::size_t>(rank);
+  if (!spec.rank_clocks.empty()) return spec.rank_clocks.at(r);
+  return spec.node_clocks.at(static_cast<std::size_t>(spec.node_of_rank.at(r)));
+}
+
+int wander_key(const SimSpec& spec, int rank) {
+  // Negative keys for per-rank clocks: no path equals a node's.
+  if (!spec.rank_clocks.empty()) return -1 - rank;
+  return spec.node_of_rank.at(static_cast<std::size_t>(rank));
+}
+
 class Process final : public SimProcess {
  public:
   Process(int rank, const SimSpec& spec)
       : rank_(rank),
-        clock_(spec.node_clocks.at(
-            static_cast<std::size_t>(spec.node_of_rank.at(static_cast<std::size_t>(rank))))),
-        wander_(spec.seed, spec.node_of_rank[static_cast<std::size_t>(rank)], clock_.wander,
-                spec.start_time),
+        clock_(clock_of(spec, rank)),
+        wander_(spec.seed, wander_key(spec, rank), clock_.wander, spec.start_time),
         latency_(spec.latency),
         rng_(mix64(spec.seed * 1000003ULL + static_cast<std::uint64_t>(rank))),
         true_now_(spec.start_time) {}
@@ -211,9 +223,8 @@ void SimWorld::run(const std::function<void(SimProcess&, Transport&)>& body) {
 }
 
 double SimWorld::local_time(int rank, double truth) const {
-  const int node = spec_.node_of_rank.at(static_cast<std::size_t>(rank));
-  const NodeClock& clock = spec_.node_clocks.at(static_cast<std::size_t>(node));
-  const WanderPath wander(spec_.seed, node, clock.wander, spec_.start_time);
+  const NodeClock& clock = clock_of(spec_, rank);
+  const WanderPath wander(spec_.seed, wander_key(spec_, rank), clock.wander, spec_.start_time);
   return truth * (1.0 + clock.drift) + clock.offset + wander.at(truth);
 }
 

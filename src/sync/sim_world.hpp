@@ -33,6 +33,10 @@ struct Latency {
 struct SimSpec {
   std::vector<int> node_of_rank;       // size = number of processes
   std::vector<NodeClock> node_clocks;  // indexed by node
+  // When not empty (one per rank): every process reads a clock of its own,
+  // whatever its node, as in different time namespaces of one machine; the
+  // nodes then only say where the processes sit.
+  std::vector<NodeClock> rank_clocks;
   Latency latency;
   std::uint64_t seed = 1;
   double start_time = 1000.0;  // true time at which every process starts

@@ -14,17 +14,21 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tools/common/launch.hpp"
 
@@ -146,6 +150,21 @@ std::optional<Result> parse_result(const std::string& output) {
   return result;
 }
 
+// What the library itself said about a harmonized run (its JSON report): the
+// clock-error bound beside the skew, and late exits beside the misses.
+void add_library_view(const std::string& report_path, Result& result) {
+  std::ifstream in(report_path);
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+  std::remove(report_path.c_str());
+  if (report.is_discarded() || !report.contains("communicators")) return;
+  for (const auto& comm : report["communicators"]) {
+    if (comm.value("name", "") != "MPI_COMM_WORLD") continue;
+    const double calls = comm.value("harmonized_calls", 0.0);
+    result["bound"] = comm["clock_error_bound"].value("p50", 0.0);
+    result["late"] = calls > 0 ? comm.value("late_calls_any", 0.0) / calls : 0.0;
+  }
+}
+
 const char* const kUsage =
     "usage: harmonize-bench-barrier [--mpiexec PATH] [--library PATH] [--rounds N] [--calls N]\n"
     "                               [--warmup SECONDS] [--offset DURATION] [--drift PPM]\n"
@@ -222,8 +241,14 @@ int run_driver(int argc, char** argv) {
       "+-%s; library %s\n",
       options.calls, options.warmup, options.rounds, options.offset.c_str(), options.drift.c_str(),
       options.library.c_str());
-  std::printf("%-11s %-10s %10s %10s %10s %9s %13s %9s\n", "transport", "side", "skew p50",
-              "skew p99", "skew max", "missed", "time in call", "vs native");
+  std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s\n", "transport", "side", "skew p50",
+              "skew p99", "skew max", "clock err", "missed", "late", "time in call", "vs native");
+  char report_dir[] = "/tmp/harmonize-bench-XXXXXX";
+  if (mkdtemp(report_dir) == nullptr) {
+    std::fprintf(stderr, "harmonize-bench-barrier: cannot create a temporary directory\n");
+    return 1;
+  }
+  const std::string report_path = std::string(report_dir) + "/report.json";
   std::fflush(stdout);
   bool all_ran = true;
   std::vector<std::string> last_command;
@@ -237,7 +262,7 @@ int run_driver(int argc, char** argv) {
         if (side == "harmonize") {
           rank_environment = {"LD_PRELOAD=" + options.library,
                               "HARMONIZE_MODE=harmonize",
-                              "HARMONIZE_REPORT=none",
+                              "HARMONIZE_REPORT=" + report_path,
                               "HARMONIZE_QUIET=1",
                               "HARMONIZE_TEST_CLOCK_OFFSET=" + options.offset,
                               "HARMONIZE_TEST_CLOCK_DRIFT=" + options.drift,
@@ -249,7 +274,8 @@ int run_driver(int argc, char** argv) {
                                  std::to_string(options.warmup)});
         if (side == "harmonize") last_command = args;
         const Captured run = run_capture(args, env);
-        const auto result = run.status == 0 ? parse_result(run.output) : std::nullopt;
+        auto result = run.status == 0 ? parse_result(run.output) : std::nullopt;
+        if (result && side == "harmonize") add_library_view(report_path, *result);
         if (!result) {
           std::fprintf(stderr, "harmonize-bench-barrier: '%s' failed (status %d)\n",
                        joined(args).c_str(), run.status);
@@ -270,16 +296,25 @@ int run_driver(int argc, char** argv) {
         std::printf("%-11s %-10s %10s\n", label.c_str(), side.c_str(), "failed");
         continue;
       }
-      char missed_text[16];
-      std::snprintf(missed_text, sizeof missed_text, "%.3f%%", 100 * *missed);
+      const auto percent = [](const std::optional<double>& rate) {
+        char text[16];
+        std::snprintf(text, sizeof text, "%.3f%%", rate ? 100 * *rate : 0.0);
+        return std::string(rate ? text : "-");
+      };
+      const auto bound = median(s["bound"]);
+      const std::string bound_text = bound ? "<= " + nanoseconds(*bound) : "-";
       char ratio[16];
       std::snprintf(ratio, sizeof ratio, "%.2fx", native_in_call ? *in_call / *native_in_call : 0);
-      std::printf("%-11s %-10s %10s %10s %10s %9s %13s %9s\n", label.c_str(), side.c_str(),
+      const bool native = side == "native";
+      std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s\n", label.c_str(), side.c_str(),
                   nanoseconds(*p50).c_str(), nanoseconds(*p99).c_str(), nanoseconds(*max).c_str(),
-                  side == "native" ? "-" : missed_text, nanoseconds(*in_call).c_str(), ratio);
+                  native ? "-" : bound_text.c_str(), native ? "-" : percent(missed).c_str(),
+                  native ? "-" : percent(median(s["late"])).c_str(), nanoseconds(*in_call).c_str(),
+                  ratio);
     }
     std::fflush(stdout);
   }
+  rmdir(report_dir);
   std::printf("# reproduce: %s --mpiexec %s --library %s --rounds %d --calls %ld\n", self.c_str(),
               options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.calls);
   std::printf("# one harmonized worker: %s\n", joined(last_command).c_str());

@@ -1,8 +1,11 @@
 // harmonize-clockcheck: Check-Global-Clock (paper 001 Alg. 6). Synchronizes
 // MPI_COMM_WORLD with the configured scheme, then reports every rank's offset
 // to the reference right after the sync and after --wait seconds, measured
-// with SKaMPI-Offset over the global clocks and, with test clocks, the exact
+// with SKaMPI-Offset over the global clocks (sync/clock_check), next to the
+// error bound the rank's clock reports and, with test clocks, the exact
 // error against ground truth (every rank knows its own skew and rank 0's).
+// "bound honest: N of M ranks within" counts the ranks whose true error (or,
+// without test clocks, measured offset) stayed within their bound both times.
 //
 //   harmonize-clockcheck [--wait S] [--syncs N] [--interval S] [--json] [--sweep]
 //
@@ -29,9 +32,9 @@
 #include "clock/time_source.hpp"
 #include "config/policy.hpp"
 #include "harmonize/clock_setup.hpp"
+#include "sync/clock_check.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"
-#include "sync/offset_measure.hpp"
 
 namespace {
 
@@ -96,6 +99,10 @@ struct Clocks {
   double true_error(const GlobalClock& global, double t) const {
     return global.to_global(skewed_time(setup.skew, t)) - skewed_time(setup.skew_of_rank(0), t);
   }
+  // The bound `global` reports at true time t (test clocks only).
+  double bound_at(const GlobalClock& global, double t) const {
+    return global.error_bound_at(global.to_global(skewed_time(setup.skew, t)));
+  }
 };
 
 // Ground truth needs one clock read by every process: CLOCK_MONOTONIC is;
@@ -105,51 +112,84 @@ bool truth_is_shared(const Clocks& clocks) {
   return std::string_view(clocks.truth().name()) == "monotonic";
 }
 
-// Algorithm 6's MEASURE_OFFSET from every rank to rank 0, over the global
-// clocks, on the sync's private communicator. Returns this rank's offset
-// (global - reference), 0 on rank 0.
-double measured_offset(CommClockSync& sync, const GlobalClock& global, const Settings& settings) {
+// Algorithm 6's MEASURE_OFFSET from (up to kMaxCheckedRanks) ranks to rank
+// 0, over the global clocks, on the sync's private communicator. A rank that
+// is not checked (beyond the cap) reports NaN; rank 0 its own bound only.
+harmonize::sync::ClockCheck checked_offset(CommClockSync& sync, const GlobalClock& global) {
   auto& transport = sync.transport();
+  const auto sample = harmonize::sync::sample_ranks(transport.size());
+  const auto results = harmonize::sync::check_global_clock(transport, global, sample);
+  harmonize::sync::ClockCheck mine;
+  mine.rank = transport.rank();
   if (transport.rank() == 0) {
-    for (int peer = 1; peer < transport.size(); ++peer)
-      harmonize::sync::serve_as_reference(transport, peer, global);
-    return 0.0;
+    mine.bound = global.error_bound_at(global.now());
+    return mine;
   }
-  // Everybody else waits its turn in the serve loop of rank 0. The most
-  // certain of `fitpoints` measurements: on a loaded machine one of them can
-  // be caught in a stall and be off by milliseconds.
-  harmonize::sync::FitPoint best{};
-  best.uncertainty = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < std::max(1, settings.fitpoints); ++i) {
-    const auto point =
-        harmonize::sync::measure_offset_as_client(transport, 0, global, settings, 0.0);
-    if (!(point.uncertainty >= best.uncertainty)) best = point;
+  if (results.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    mine.offset = mine.uncertainty = mine.bound = mine.reference_bound = nan;
+    return mine;
   }
-  harmonize::sync::release_reference(transport, 0);
-  return best.offset;
+  return results.front();
+}
+
+// Within when |true error| <= bound (test clocks) or, without ground truth,
+// when the measured offset is consistent with the two bounds.
+bool within(double true_error, double bound, const harmonize::sync::ClockCheck& check, bool test) {
+  return test ? std::abs(true_error) <= bound : check.consistent();
 }
 
 struct RankRow {
   double sync_seconds = 0, true_after_sync = 0, true_after_wait = 0, measured_after_sync = 0,
-         measured_after_wait = 0;
+         measured_after_wait = 0, bound_after_sync = 0, bound_after_wait = 0,
+         uncertainty_after_sync = 0, uncertainty_after_wait = 0, counted = 0, within = 0,
+         consistent_after_sync = 0, consistent_after_wait = 0;
 };
+constexpr int kRowDoubles = sizeof(RankRow) / sizeof(double);
 
 std::vector<RankRow> gather_rows(const RankRow& mine, int size) {
   std::vector<RankRow> rows(static_cast<std::size_t>(size));
-  PMPI_Gather(&mine, 5, MPI_DOUBLE, rows.data(), 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  PMPI_Gather(&mine, kRowDoubles, MPI_DOUBLE, rows.data(), kRowDoubles, MPI_DOUBLE, 0,
+              MPI_COMM_WORLD);
   return rows;
 }
 
+// Over the ranks that have the value (unchecked ranks carry NaN).
 double max_abs(const std::vector<RankRow>& rows, double RankRow::*field) {
   double worst = 0;
-  for (const auto& row : rows) worst = std::max(worst, std::abs(row.*field));
+  for (const auto& row : rows)
+    if (!std::isnan(row.*field)) worst = std::max(worst, std::abs(row.*field));
   return worst;
 }
 
 double mean_abs(const std::vector<RankRow>& rows, double RankRow::*field) {
   double sum = 0;
-  for (const auto& row : rows) sum += std::abs(row.*field);
-  return rows.size() > 1 ? sum / static_cast<double>(rows.size() - 1) : 0.0;  // rank 0 is 0
+  int count = 0;
+  for (const auto& row : rows) {
+    if (std::isnan(row.*field)) continue;
+    sum += std::abs(row.*field);
+    ++count;
+  }
+  return count > 1 ? sum / static_cast<double>(count - 1) : 0.0;  // rank 0 is 0
+}
+
+int count_of(const std::vector<RankRow>& rows, double RankRow::*field) {
+  int count = 0;
+  for (const auto& row : rows) count += row.*field != 0 ? 1 : 0;
+  return count;
+}
+
+// Null for a rank that was not checked (beyond kMaxCheckedRanks, no truth).
+const char* json_bool(const RankRow& row, double flag) {
+  return row.counted == 0 ? "null" : (flag != 0 ? "true" : "false");
+}
+
+// JSON has no NaN: an unchecked rank's measurement is null.
+std::string json_ns(double seconds) {
+  if (std::isnan(seconds)) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", seconds * 1e9);
+  return text;
 }
 
 void spin_for(double seconds) {
@@ -189,12 +229,34 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
     row.true_after_sync = error;
   }
   row.sync_seconds = sync->last_report().seconds;
-  row.measured_after_sync = measured_offset(*sync, global, settings);
+  const auto after_sync = checked_offset(*sync, global);
   spin_for(options.wait);
   if (clocks.test()) row.true_after_wait = clocks.true_error(global, synced_at + options.wait);
-  row.measured_after_wait = measured_offset(*sync, global, settings);
+  const auto after_wait = checked_offset(*sync, global);
+  row.measured_after_sync = after_sync.offset;
+  row.measured_after_wait = after_wait.offset;
+  row.uncertainty_after_sync = after_sync.uncertainty;
+  row.uncertainty_after_wait = after_wait.uncertainty;
+  row.bound_after_sync = clocks.test() ? clocks.bound_at(global, synced_at) : after_sync.bound;
+  row.bound_after_wait =
+      clocks.test() ? clocks.bound_at(global, synced_at + options.wait) : after_wait.bound;
+  // With the bounds at the measurement (not at the common instant: a loaded
+  // rank may measure milliseconds later, while its bound grows).
+  row.consistent_after_sync = after_sync.consistent() ? 1 : 0;
+  row.consistent_after_wait = after_wait.consistent() ? 1 : 0;
+  // Rank 0 is within by definition (no error, no offset to itself).
+  row.counted = clocks.test() || rank == 0 || !std::isnan(after_sync.offset) ? 1 : 0;
+  row.within =
+      row.counted != 0 &&
+              within(row.true_after_sync, row.bound_after_sync, after_sync, clocks.test()) &&
+              within(row.true_after_wait, row.bound_after_wait, after_wait, clocks.test())
+          ? 1
+          : 0;
   const auto rows = gather_rows(row, size);
   if (rank != 0) return 0;
+  const int honest = count_of(rows, &RankRow::within);
+  const int counted = count_of(rows, &RankRow::counted);
+  const char* honest_by = clocks.test() ? "truth" : "measured offsets";
 
   const auto& report = sync->last_report();
   const auto ns = [](double s) { return s * 1e9; };
@@ -214,22 +276,31 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
       const auto& x = rows[static_cast<std::size_t>(r)];
       std::printf(
           "%s{\"rank\": %d, \"sync_seconds\": %.9g, \"true_error_after_sync_ns\": %.6g, "
-          "\"true_error_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
-          "\"offset_after_wait_ns\": %.6g}",
+          "\"true_error_after_wait_ns\": %.6g, \"bound_after_sync_ns\": %.6g, "
+          "\"bound_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %s, "
+          "\"offset_after_wait_ns\": %s, \"offset_uncertainty_after_sync_ns\": %s, "
+          "\"offset_uncertainty_after_wait_ns\": %s, \"offset_consistent_after_sync\": %s, "
+          "\"offset_consistent_after_wait\": %s, \"bound_within\": %s}",
           r ? ", " : "", r, x.sync_seconds, ns(x.true_after_sync), ns(x.true_after_wait),
-          ns(x.measured_after_sync), ns(x.measured_after_wait));
+          ns(x.bound_after_sync), ns(x.bound_after_wait), json_ns(x.measured_after_sync).c_str(),
+          json_ns(x.measured_after_wait).c_str(), json_ns(x.uncertainty_after_sync).c_str(),
+          json_ns(x.uncertainty_after_wait).c_str(), json_bool(x, x.consistent_after_sync),
+          json_bool(x, x.consistent_after_wait), json_bool(x, x.within));
     }
     std::printf(
         "], \"max\": {\"sync_seconds\": %.9g, \"true_error_after_sync_ns\": %.6g, "
-        "\"true_error_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
+        "\"true_error_after_wait_ns\": %.6g, \"bound_after_sync_ns\": %.6g, "
+        "\"bound_after_wait_ns\": %.6g, \"offset_after_sync_ns\": %.6g, "
         "\"offset_after_wait_ns\": %.6g}, \"mean_abs\": {\"offset_after_sync_ns\": %.6g, "
-        "\"offset_after_wait_ns\": %.6g}}\n",
+        "\"offset_after_wait_ns\": %.6g}, \"bound_honest\": {\"within\": %d, \"ranks\": %d, "
+        "\"by\": \"%s\"}}\n",
         durations.back(), ns(max_abs(rows, &RankRow::true_after_sync)),
-        ns(max_abs(rows, &RankRow::true_after_wait)),
+        ns(max_abs(rows, &RankRow::true_after_wait)), ns(max_abs(rows, &RankRow::bound_after_sync)),
+        ns(max_abs(rows, &RankRow::bound_after_wait)),
         ns(max_abs(rows, &RankRow::measured_after_sync)),
         ns(max_abs(rows, &RankRow::measured_after_wait)),
         ns(mean_abs(rows, &RankRow::measured_after_sync)),
-        ns(mean_abs(rows, &RankRow::measured_after_wait)));
+        ns(mean_abs(rows, &RankRow::measured_after_wait)), honest, counted, honest_by);
     return 0;
   }
   std::printf(
@@ -252,24 +323,33 @@ int run_check(const Options& options, const Settings& settings, const Clocks& cl
         clocks.test()
             ? (", max true error " + std::to_string(ns(errors_after_each[i])) + " ns").c_str()
             : "");
-  std::printf("%5s %14s %16s %16s %18s %18s\n", "rank", "sync_us", "true_sync_ns", "true_wait_ns",
-              "offset_sync_ns", "offset_wait_ns");
+  // Per moment: the true error (test clocks), the bound the rank's clock
+  // reports, the offset Alg. 6 measures and that measurement's uncertainty.
+  std::printf("%5s %10s | %12s %12s %12s %9s | %12s %12s %12s %9s\n", "rank", "sync_us",
+              "true_sync_ns", "bound_ns", "offset_ns", "+-ns", "true_wait_ns", "bound_ns",
+              "offset_ns", "+-ns");
   for (int r = 0; r < size; ++r) {
     const auto& x = rows[static_cast<std::size_t>(r)];
-    std::printf("%5d %14.1f %16.1f %16.1f %18.1f %18.1f\n", r, x.sync_seconds * 1e6,
-                ns(x.true_after_sync), ns(x.true_after_wait), ns(x.measured_after_sync),
-                ns(x.measured_after_wait));
+    std::printf("%5d %10.1f | %12.1f %12.1f %12.1f %9.1f | %12.1f %12.1f %12.1f %9.1f%s\n", r,
+                x.sync_seconds * 1e6, ns(x.true_after_sync), ns(x.bound_after_sync),
+                ns(x.measured_after_sync), ns(x.uncertainty_after_sync), ns(x.true_after_wait),
+                ns(x.bound_after_wait), ns(x.measured_after_wait), ns(x.uncertainty_after_wait),
+                x.counted != 0 && x.within == 0 ? "  OUTSIDE BOUND" : "");
   }
+  std::printf("bound honest: %d of %d ranks within (by %s)\n", honest, counted, honest_by);
   std::printf(
       "summary: sync_us=%.1f true_error_after_sync_ns=%.1f true_error_after_wait_ns=%.1f "
+      "bound_after_sync_max_ns=%.1f bound_after_wait_max_ns=%.1f "
       "offset_after_sync_max_ns=%.1f offset_after_sync_mean_ns=%.1f "
-      "offset_after_wait_max_ns=%.1f offset_after_wait_mean_ns=%.1f wait_s=%g\n",
+      "offset_after_wait_max_ns=%.1f offset_after_wait_mean_ns=%.1f bound_honest=%d/%d "
+      "wait_s=%g\n",
       durations.back() * 1e6, ns(max_abs(rows, &RankRow::true_after_sync)),
-      ns(max_abs(rows, &RankRow::true_after_wait)),
+      ns(max_abs(rows, &RankRow::true_after_wait)), ns(max_abs(rows, &RankRow::bound_after_sync)),
+      ns(max_abs(rows, &RankRow::bound_after_wait)),
       ns(max_abs(rows, &RankRow::measured_after_sync)),
       ns(mean_abs(rows, &RankRow::measured_after_sync)),
       ns(max_abs(rows, &RankRow::measured_after_wait)),
-      ns(mean_abs(rows, &RankRow::measured_after_wait)), options.wait);
+      ns(mean_abs(rows, &RankRow::measured_after_wait)), honest, counted, options.wait);
   return 0;
 }
 
@@ -292,8 +372,9 @@ int run_sweep(const Settings& base_settings, const Clocks& clocks,
                                                   GlobalClock(clocks.source(), {}), node_of);
         PMPI_Barrier(MPI_COMM_WORLD);
         const GlobalClock global = sync->synchronize();
-        const double error = clocks.test() ? clocks.true_error(global, common_instant(clocks))
-                                           : measured_offset(*sync, global, settings);
+        double error = clocks.test() ? clocks.true_error(global, common_instant(clocks))
+                                     : checked_offset(*sync, global).offset;
+        if (std::isnan(error)) error = 0;  // not among the checked ranks
         durations.push_back(max_over_ranks(sync->last_report().seconds));
         errors.push_back(max_over_ranks(std::abs(error)));
       }

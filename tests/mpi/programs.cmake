@@ -3,13 +3,14 @@
 set(HARMONIZE_TEST_PROGRAM_DIR ${PROJECT_BINARY_DIR}/tests/programs)
 enable_language(C)
 find_package(MPI REQUIRED COMPONENTS C)
-foreach(program barrier_loop barrier_errors no_finalize subcomm threads late_comm comm_exhaust per_process_comms)
+foreach(program barrier_loop barrier_errors no_finalize subcomm threads late_comm comm_exhaust per_process_comms preempted_spin)
   add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.c)
   target_link_libraries(${program} PRIVATE MPI::MPI_C)
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
 endforeach()
 
 target_link_libraries(threads PRIVATE Threads::Threads)
+target_link_libraries(preempted_spin PRIVATE Threads::Threads)
 
 # The one program that links the library: it calls the public API directly.
 add_executable(explicit_harmonize ${CMAKE_CURRENT_LIST_DIR}/programs/explicit_harmonize.c)

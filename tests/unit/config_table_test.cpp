@@ -162,9 +162,24 @@ TEST_CASE("every name of a choice reaches its field and reads back the same", "[
     CHECK(to_string(built({{"HARMONIZE_MODE", std::string(name)}}).mode) == name);
   for (std::string_view name : kCommScopeNames)
     CHECK(to_string(built({{"HARMONIZE_COMMS", std::string(name)}}).comms) == name);
+  for (std::string_view name : kTestClockScopeNames) {
+    CHECK(to_string(built({{"HARMONIZE_TEST_CLOCK_SCOPE", std::string(name)}}).test_clock_scope) ==
+          name);
+  }
   // The table accepts exactly the enum's names.
   CHECK(find_variable("HARMONIZE_SYNC")->choices.size() == choices::kSchemeNames.size());
   CHECK_FALSE(build_policy({{"HARMONIZE_OFFSET_ALG", "mean_rtt"}}, no_files()).ok());
+}
+
+TEST_CASE("the test clock scope is node unless asked, and nothing else is accepted", "[config]") {
+  CHECK(built({}).test_clock_scope == TestClockScope::node);
+  CHECK(built({{"HARMONIZE_TEST_CLOCK_SCOPE", "process"}}).test_clock_scope ==
+        TestClockScope::process);
+  const PolicyResult refused = build_policy({{"HARMONIZE_TEST_CLOCK_SCOPE", "socket"}}, no_files());
+  REQUIRE(refused.errors.size() == 1);
+  CHECK(refused.errors[0].find("HARMONIZE_TEST_CLOCK_SCOPE='socket' is not valid") !=
+        std::string::npos);
+  CHECK(refused.errors[0].find("one of node, process") != std::string::npos);
 }
 
 TEST_CASE("a refused value keeps its default, the valid ones reach the policy", "[config]") {

@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "harmonize/logic/barrier_decision.hpp"
 
 using harmonize::logic::CallFlags;
 using harmonize::logic::decide;
+using harmonize::logic::late_exit_threshold;
 using harmonize::logic::resync_interval;
 
 TEST_CASE("rank 0 takes a deadline unless a clock expired or an old sync missed",
@@ -29,4 +32,12 @@ TEST_CASE("the resync interval ramps 10, 30, 90 ms ... up to the configured one"
   CHECK(resync_interval(6, 1.0) == 1.0);
   CHECK(resync_interval(40, 1.0) == 1.0);
   CHECK(resync_interval(2, 0.02) == 0.02);  // a short configured interval wins at once
+}
+
+TEST_CASE("the late-exit threshold is 50 clock reads, never below 1 us", "[logic]") {
+  CHECK(late_exit_threshold(20e-9) == 1e-6);
+  CHECK(late_exit_threshold(100e-9) == Approx(5e-6));
+  CHECK(late_exit_threshold(0.0) == 1e-6);
+  CHECK(late_exit_threshold(-1.0) == 1e-6);
+  CHECK(late_exit_threshold(std::numeric_limits<double>::quiet_NaN()) == 1e-6);
 }

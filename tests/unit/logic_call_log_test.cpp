@@ -56,8 +56,26 @@ TEST_CASE("a batch gives per-call skew, misses and space violations", "[logic]")
   CHECK(with_truth.missed_any == 1);
   CHECK(with_truth.space_violations == 1);
 
+  CHECK(with_truth.late_any == 0);
+
   const CallBatchOutcome without_truth = combine_batch(maxima, minima, 2, false);
   CHECK(without_truth.truth_exit_skew.empty());
   CHECK(without_truth.space_violations == 0);
   CHECK(without_truth.missed_any == 1);
+}
+
+TEST_CASE("a late exit counts once per call, and a miss outranks it", "[logic]") {
+  std::vector<CallLog> logs(2, CallLog(3));
+  // call 0: rank 1 left late; call 1: rank 0 missed, rank 1 late; call 2: clean
+  logs[0].add({.exit_global = 1});
+  logs[1].add({.exit_global = 1, .late = true});
+  logs[0].add({.exit_global = 2, .missed = true});
+  logs[1].add({.exit_global = 2, .late = true});
+  logs[0].add({.exit_global = 3});
+  logs[1].add({.exit_global = 3});
+  std::vector<double> maxima, minima;
+  reduce(logs, maxima, minima);
+  const CallBatchOutcome outcome = combine_batch(maxima, minima, 3, false);
+  CHECK(outcome.missed_any == 1);
+  CHECK(outcome.late_any == 1);
 }

@@ -36,7 +36,12 @@ TEST_CASE("records survive the encoding whole", "[logic][records]") {
   r.stats.not_harmonized_reason = "clock sync: PMPI_Send failed";
   r.stats.not_harmonized_calls = 7;
   r.missed_any = 2;
-  r.pending.push_back({1.5, 2.5, 3.5, true});
+  r.late_any = 3;
+  r.stats.late_calls = 4;
+  r.stats.truth_late_calls = 5;
+  r.stats.truth_late_unflagged = 1;
+  r.stats.late_by.add(2e-6);
+  r.pending.push_back({1.5, 2.5, 3.5, true, true});
   store.retire(r, CommKind::intra, false);
   const auto back = decoded(store);
   REQUIRE(back.size() == 1);
@@ -44,9 +49,11 @@ TEST_CASE("records survive the encoding whole", "[logic][records]") {
   CHECK(back[0].rank == 1);
   CHECK(back[0].stats == r.stats);
   CHECK(back[0].missed_any == 2);
+  CHECK(back[0].late_any == 3);
   REQUIRE(back[0].pending.size() == 1);
   CHECK(back[0].pending[0].exit_truth == 3.5);
   CHECK(back[0].pending[0].missed);
+  CHECK(back[0].pending[0].late);
   // Malformed data is refused, never read past its end.
   std::vector<double> cut = store.encode();
   cut.resize(cut.size() / 2);

@@ -37,8 +37,15 @@ JobReport harmonize_report() {
 TEST_CASE("the summary line of a harmonized run", "[report][summary]") {
   CHECK(summary_line(harmonize_report()) ==
         "harmonize: mode=harmonize 2 ranks 1 node sync=h2hca | MPI_COMM_WORLD: 1000 barriers, "
-        "3 missed (0.3%), exit skew p50 42 ns p99 130 ns, 2 resyncs | report "
+        "3 missed (0.3%), 0 late, exit skew p50 42 ns p99 130 ns, 2 resyncs | report "
         "harmonize-1234.json");
+}
+
+TEST_CASE("late exits are shown beside the misses", "[report][summary]") {
+  auto r = harmonize_report();
+  r.communicators[0].late_calls_any = 7;
+  r.communicators[0].late_rate = 0.007;
+  CHECK(summary_line(r).find("3 missed (0.3%), 7 late (0.7%), exit skew") != std::string::npos);
 }
 
 TEST_CASE("observe mode shows no deadline figures", "[report][summary]") {
@@ -62,7 +69,8 @@ TEST_CASE("other communicators are summed after the busiest one", "[report][summ
   r.communicators.push_back(sub);
   const std::string line = summary_line(r);
   CHECK(line.find("| MPI_COMM_WORLD: 1000 barriers") != std::string::npos);
-  CHECK(line.find("| +2 communicators: 20 barriers, 2 missed (10%) |") != std::string::npos);
+  CHECK(line.find("| +2 communicators: 20 barriers, 2 missed (10%), 0 late |") !=
+        std::string::npos);
 }
 
 TEST_CASE("a job without communicators still gets a line", "[report][summary]") {
@@ -75,4 +83,18 @@ TEST_CASE("a job without communicators still gets a line", "[report][summary]") 
 
 TEST_CASE("the summary line is a single line", "[report][summary]") {
   CHECK(summary_line(harmonize_report()).find('\n') == std::string::npos);
+}
+
+TEST_CASE("the skew carries the clock-error bound and the end check", "[report][summary]") {
+  auto r = harmonize_report();
+  for (int i = 0; i < 3; ++i) r.communicators[0].clock_error_bound.add(180e-9);
+  ClockCheckInfo check;
+  check.checked = 1;
+  check.max_offset = 12e-9;
+  check.max_uncertainty = 400e-9;
+  r.clock.end_check = check;
+  CHECK(summary_line(r).find("exit skew p50 42 ns p99 130 ns (clock error <= 180 ns, checked "
+                             "12 ns +- 400 ns at end), 2 resyncs") != std::string::npos);
+  r.clock.end_check->inconsistent = 1;
+  CHECK(summary_line(r).find("at end (beyond the bound))") != std::string::npos);
 }

@@ -39,10 +39,25 @@ inline simulator::SimSpec spec_for(std::vector<int> node_of_rank, std::uint64_t 
   return spec;
 }
 
+// Like spec_for, but every process reads a clock of its own (skews drawn
+// per rank), as processes of one machine in different time namespaces: the
+// nodes are where the processes sit, no longer what they read.
+inline simulator::SimSpec per_process_spec(std::vector<int> node_of_rank, std::uint64_t seed,
+                                           double wander = 5e-9) {
+  simulator::SimSpec spec = spec_for(node_of_rank, seed, wander);
+  const clock::TestClockSpec clocks{1e-3, 50e-6, seed, 0};
+  for (std::size_t rank = 0; rank < spec.node_of_rank.size(); ++rank) {
+    const auto skew = clock::skew_for_node(clocks, static_cast<int>(rank));
+    spec.rank_clocks.push_back({skew.offset, skew.drift, wander});
+  }
+  return spec;
+}
+
 struct Outcome {
   std::vector<clock::ModelStack> models;  // per rank, after the last sync
   std::vector<LevelStats> stats;
-  double end_truth = 0;  // true time when the last process finished
+  std::vector<SharedClockReport> shared_clock;  // per rank, after the last sync
+  double end_truth = 0;                         // true time when the last process finished
 };
 
 // `syncs` synchronizations spaced by `interval` seconds of true time.
@@ -51,6 +66,7 @@ inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& set
   Outcome outcome;
   outcome.models.resize(static_cast<std::size_t>(world.size()));
   outcome.stats.resize(static_cast<std::size_t>(world.size()));
+  outcome.shared_clock.resize(static_cast<std::size_t>(world.size()));
   std::mutex mutex;
   world.run([&](simulator::SimProcess& self, Transport& transport) {
     const auto me = static_cast<std::size_t>(self.world_rank());
@@ -64,6 +80,7 @@ inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& set
     std::lock_guard lock(mutex);
     outcome.models[me] = result.models();
     outcome.stats[me] = sync.stats();
+    outcome.shared_clock[me] = sync.shared_clock();
     outcome.end_truth = std::max(outcome.end_truth, self.true_now());
   });
   return outcome;

@@ -17,4 +17,11 @@ double resync_interval(int syncs, double configured) {
   return std::min(configured, ramp);
 }
 
+double late_exit_threshold(double clock_read_cost) {
+  const double reads = std::isfinite(clock_read_cost) && clock_read_cost > 0
+                           ? kLateExitReads * clock_read_cost
+                           : 0.0;
+  return std::max(kLateExitFloor, reads);
+}
+
 }  // namespace harmonize::logic

@@ -33,4 +33,13 @@ Decision decide(const CallFlags& any, double now, double sync_age, double slack)
 // (HARMONIZE_RESYNC_INTERVAL) is reached.
 double resync_interval(int syncs, double configured);
 
+// A process whose spin ended more than this after the deadline left late: it
+// was descheduled while spinning (or the clock read stalled). An undisturbed
+// spin overshoots by at most one clock read, so the threshold is many reads,
+// and never below 1 us: no benchmark resolves less, and preemption costs
+// microseconds to milliseconds.
+inline constexpr double kLateExitFloor = 1e-6;
+inline constexpr double kLateExitReads = 50.0;
+double late_exit_threshold(double clock_read_cost);
+
 }  // namespace harmonize::logic

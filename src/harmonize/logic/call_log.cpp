@@ -1,15 +1,23 @@
 #include "harmonize/logic/call_log.hpp"
 
 namespace harmonize::logic {
+namespace {
+
+constexpr std::size_t kMaxFields = 7;
+
+}  // namespace
 
 std::vector<double> CallLog::pack_for_max() const {
   const std::size_t n = calls_.size();
-  std::vector<double> out(4 * n);
+  std::vector<double> out(kMaxFields * n);
   for (std::size_t i = 0; i < n; ++i) {
     out[i] = calls_[i].exit_global;
     out[n + i] = calls_[i].exit_truth;
     out[2 * n + i] = calls_[i].enter_truth;
     out[3 * n + i] = calls_[i].missed ? 1.0 : 0.0;
+    out[4 * n + i] = calls_[i].late ? 1.0 : 0.0;
+    out[5 * n + i] = calls_[i].bound;
+    out[6 * n + i] = calls_[i].truth_error;
   }
   return out;
 }
@@ -28,14 +36,23 @@ CallBatchOutcome combine_batch(std::span<const double> maxima, std::span<const d
                                std::size_t n, bool with_truth) {
   CallBatchOutcome outcome;
   outcome.exit_skew.reserve(n);
+  outcome.clock_bound.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     outcome.exit_skew.push_back(maxima[i] - minima[i]);
+    outcome.clock_bound.push_back(maxima[5 * n + i]);
     if (with_truth) {
       outcome.truth_exit_skew.push_back(maxima[n + i] - minima[n + i]);
+      outcome.truth_clock_error.push_back(maxima[6 * n + i]);
       // The last process entered after the first one left: not a barrier.
       if (maxima[2 * n + i] > minima[n + i]) ++outcome.space_violations;
     }
-    if (maxima[3 * n + i] > 0) ++outcome.missed_any;
+    // A call with a miss counts as missed only: the deadline was wrong for
+    // everybody, whoever else also left late.
+    if (maxima[3 * n + i] > 0) {
+      ++outcome.missed_any;
+    } else if (maxima[4 * n + i] > 0) {
+      ++outcome.late_any;
+    }
   }
   return outcome;
 }

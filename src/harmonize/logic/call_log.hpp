@@ -17,15 +17,25 @@ struct CallTimes {
   double enter_truth = 0;  // on the untouched clock (test clocks only, else 0)
   double exit_truth = 0;
   bool missed = false;  // this process missed the deadline
+  // This process saw the deadline in time but left more than the late-exit
+  // threshold after it (descheduled while spinning): its flag is 0 too.
+  bool late = false;
+  // This process's clock-error bound at the exit (clock::ErrorBound), and
+  // with test clocks its true error there (|global - reference|).
+  double bound = 0;
+  double truth_error = 0;
 };
 
 // Element-wise reductions of a batch over all processes, in the layout
 // pack_for_max()/pack_for_min() produce.
 struct CallBatchOutcome {
-  std::vector<double> exit_skew;        // max - min exit_global, per call
-  std::vector<double> truth_exit_skew;  // max - min exit_truth, per call
-  std::uint64_t missed_any = 0;         // calls in which any process missed
-  std::uint64_t space_violations = 0;   // calls where a process left before the last entered
+  std::vector<double> exit_skew;          // max - min exit_global, per call
+  std::vector<double> truth_exit_skew;    // max - min exit_truth, per call
+  std::vector<double> clock_bound;        // max bound over the processes, per call
+  std::vector<double> truth_clock_error;  // max true clock error over the processes, per call
+  std::uint64_t missed_any = 0;           // calls in which any process missed
+  std::uint64_t late_any = 0;             // calls in which any process left late (and none missed)
+  std::uint64_t space_violations = 0;     // calls where a process left before the last entered
 };
 
 class CallLog {
@@ -38,7 +48,8 @@ class CallLog {
   std::span<const CallTimes> calls() const { return calls_; }
 
   // Layout for an element-wise MAX reduction: [exit_global..., exit_truth...,
-  // enter_truth..., missed...] and for MIN: [exit_global..., exit_truth...].
+  // enter_truth..., missed..., late..., bound..., truth_error...] and for
+  // MIN: [exit_global..., exit_truth...].
   std::vector<double> pack_for_max() const;
   std::vector<double> pack_for_min() const;
 

@@ -5,6 +5,8 @@
 namespace harmonize::logic {
 namespace {
 
+constexpr std::size_t kPendingFields = 7;  // per pending call, see append_record
+
 void append_text(std::vector<double>& out, const std::string& text) {
   out.push_back(static_cast<double>(text.size()));
   for (unsigned char c : text) out.push_back(c);
@@ -39,12 +41,7 @@ void merge_pending(std::vector<CommRecord>& members, bool with_truth) {
     for (std::size_t i = 0; i < maxima.size(); ++i) maxima[i] = std::max(maxima[i], max_m[i]);
     for (std::size_t i = 0; i < minima.size(); ++i) minima[i] = std::min(minima[i], min_m[i]);
   }
-  const CallBatchOutcome outcome = combine_batch(maxima, minima, n, with_truth);
-  CommRecord& root = members.front();
-  for (double skew : outcome.exit_skew) root.stats.exit_skew.add(skew);
-  for (double skew : outcome.truth_exit_skew) root.stats.truth_exit_skew.add(skew);
-  root.missed_any += outcome.missed_any;
-  root.space_violations += outcome.space_violations;
+  absorb(members.front(), combine_batch(maxima, minima, n, with_truth));
 }
 
 MergedCommunicator merge_one(std::vector<CommRecord>& members, bool with_truth) {
@@ -53,22 +50,38 @@ MergedCommunicator merge_one(std::vector<CommRecord>& members, bool with_truth) 
   const CommKey key = members.front().key;
   if (!is_aggregate(key)) merge_pending(members, with_truth);
   std::vector<report::CommStats> stats;
-  std::uint64_t missed_any = members.front().missed_any;
+  report::AnyCounts any{members.front().missed_any, members.front().late_any};
   for (const CommRecord& member : members) {
     stats.push_back(member.stats);
-    // An aggregate cannot tell which calls coincide: the most misses of one
-    // process is a lower bound of the calls in which any process missed.
-    if (is_aggregate(key)) missed_any = std::max(missed_any, member.stats.missed_calls);
+    // An aggregate cannot tell which calls coincide: the most misses (late
+    // exits) of one process is a lower bound of the calls in which any
+    // process missed (left late).
+    if (is_aggregate(key)) {
+      any.missed = std::max(any.missed, member.stats.missed_calls);
+      any.late = std::max(any.late, member.stats.late_calls);
+    }
   }
   MergedCommunicator merged;
   merged.summary = report::summarize(
-      stats, missed_any,
-      is_per_process(key) ? report::Merge::per_process : report::Merge::same_calls);
+      stats, any, is_per_process(key) ? report::Merge::per_process : report::Merge::same_calls);
   if (!is_aggregate(key)) merged.space_violations = members.front().space_violations;
   return merged;
 }
 
 }  // namespace
+
+void absorb(CommRecord& root, const CallBatchOutcome& outcome) {
+  const auto add_all = [](report::Distribution& to, const std::vector<double>& values) {
+    for (double value : values) to.add(value);
+  };
+  add_all(root.stats.exit_skew, outcome.exit_skew);
+  add_all(root.stats.truth_exit_skew, outcome.truth_exit_skew);
+  add_all(root.stats.clock_error_bound, outcome.clock_bound);
+  add_all(root.stats.truth_clock_error, outcome.truth_clock_error);
+  root.missed_any += outcome.missed_any;
+  root.late_any += outcome.late_any;
+  root.space_violations += outcome.space_violations;
+}
 
 const char* to_string(CommKind kind) {
   switch (kind) {
@@ -117,6 +130,7 @@ void RecordStore::retire(CommRecord record, CommKind kind, bool at_finalize) {
     folded.stats.slack_initial = record.stats.slack_initial;
   }
   folded.missed_any += record.missed_any;
+  folded.late_any += record.late_any;
   report::accumulate(folded.stats, record.stats);
 }
 
@@ -138,6 +152,7 @@ void append_record(std::vector<double>& out, const CommRecord& r) {
   append_text(out, r.stats.kind);
   append_text(out, r.stats.not_harmonized_reason);
   out.push_back(static_cast<double>(r.missed_any));
+  out.push_back(static_cast<double>(r.late_any));
   out.push_back(static_cast<double>(r.space_violations));
   out.push_back(static_cast<double>(r.pending.size()));
   for (const CallTimes& call : r.pending) {
@@ -145,6 +160,9 @@ void append_record(std::vector<double>& out, const CommRecord& r) {
     out.push_back(call.enter_truth);
     out.push_back(call.exit_truth);
     out.push_back(call.missed ? 1.0 : 0.0);
+    out.push_back(call.late ? 1.0 : 0.0);
+    out.push_back(call.bound);
+    out.push_back(call.truth_error);
   }
   report::append_to(out, r.stats);
 }
@@ -163,17 +181,21 @@ std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in
     std::string name, kind, reason;
     if (!read_text(in, at, name) || !read_text(in, at, kind) || !read_text(in, at, reason))
       return std::nullopt;
-    if (in.size() - at < 3) return std::nullopt;
+    if (in.size() - at < 4) return std::nullopt;
     r.missed_any = static_cast<std::uint64_t>(in[at++]);
+    r.late_any = static_cast<std::uint64_t>(in[at++]);
     r.space_violations = static_cast<std::uint64_t>(in[at++]);
     const auto pending = static_cast<std::size_t>(in[at++]);
-    if (pending > (in.size() - at) / 4) return std::nullopt;
+    if (pending > (in.size() - at) / kPendingFields) return std::nullopt;
     for (std::size_t c = 0; c < pending; ++c) {
       CallTimes call;
       call.exit_global = in[at++];
       call.enter_truth = in[at++];
       call.exit_truth = in[at++];
       call.missed = in[at++] != 0;
+      call.late = in[at++] != 0;
+      call.bound = in[at++];
+      call.truth_error = in[at++];
       r.pending.push_back(call);
     }
     auto stats = report::read_comm_stats(in, at);

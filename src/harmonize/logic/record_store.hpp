@@ -53,9 +53,13 @@ struct CommRecord {
   int rank = 0;  // in the communicator
   report::CommStats stats;
   std::uint64_t missed_any = 0;        // rank 0 of the communicator only
+  std::uint64_t late_any = 0;          // rank 0 only
   std::uint64_t space_violations = 0;  // rank 0 only, test clocks only
   std::vector<CallTimes> pending;
 };
+
+// Adds one reduced batch of calls to the record of the communicator's rank 0.
+void absorb(CommRecord& root, const CallBatchOutcome& outcome);
 
 // Communicators (per root process) reported one by one; later ones folded.
 inline constexpr std::uint64_t kDistinctCommunicators = 64;

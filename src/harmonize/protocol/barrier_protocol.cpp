@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -16,6 +17,21 @@ namespace {
 // Broadcast instead of a deadline to ask for a resync. Not a negative number:
 // global time may legitimately be negative (a skewed or MPI_Wtime source).
 constexpr double kResyncSignal = std::numeric_limits<double>::quiet_NaN();
+
+// What one read of the global clock costs here: the granularity of a spin's
+// exit, from which the late-exit threshold derives.
+double median_read_cost(const clock::GlobalClock& clock) {
+  constexpr int kSamples = 63;
+  std::array<double, kSamples> costs{};
+  double before = clock.now();
+  for (double& cost : costs) {
+    const double after = clock.now();
+    cost = after - before;
+    before = after;
+  }
+  std::nth_element(costs.begin(), costs.begin() + kSamples / 2, costs.end());
+  return costs[kSamples / 2];
+}
 
 // Flags travel as doubles through a MAX reduction: any member's is everybody's.
 double as_double(bool value) {
@@ -81,6 +97,7 @@ void BarrierProtocol::measure_slack() {
     if (round >= kWarmUp) latencies.push_back(latest);
   }
   slack_measured_ = true;
+  late_threshold_ = logic::late_exit_threshold(median_read_cost(clock_.clock()));
   if (rank != 0) return;
   std::sort(latencies.begin(), latencies.end());
   const logic::MeasuredLatency measured{latencies[latencies.size() / 2],
@@ -125,6 +142,8 @@ void BarrierProtocol::observed() {
   // program but the clock reads.
   call.exit_global = clock_.clock().now();
   if (truth) call.exit_truth = settings_.truth->now();
+  call.bound = clock_.clock().error_bound_at(call.exit_global);
+  if (truth) check_true_clock(call);
   log_.add(call);
   record_.stats.calls += 1;
   record_.stats.time_in_call.add(call.exit_global - entered);
@@ -176,7 +195,6 @@ int BarrierProtocol::harmonized() {
     stats.lateness.add(t - deadline);
   } else {
     last_failed_ = false;
-    last_flag_ = 1;
     stats.wait.add(deadline - t);
     if (settings_.yield_while_spinning) {
       while (t < deadline) {
@@ -185,15 +203,57 @@ int BarrierProtocol::harmonized() {
       }
     }
     while (t < deadline) t = clock->now();
+    // A process descheduled while spinning wakes after the deadline: it saw
+    // the deadline in time, yet it leaves late, and only it can know. Not fed
+    // to the slack (a longer spin is more exposed to preemption, not less)
+    // nor to the resync decision (the clock is not at fault).
+    call.late = t - deadline > late_threshold_;
+    last_flag_ = call.late ? 0 : 1;
   }
   // The read that ended the spin is the exit time: one read less per call.
   call.exit_global = t;
   if (truth) call.exit_truth = settings_.truth->now();
+  if (call.late) {
+    stats.late_calls += 1;
+    stats.late_by.add(t - deadline);
+  }
+  call.bound = clock->error_bound_at(t);
+  if (truth) {
+    check_true_clock(call);
+    check_true_exit(deadline, call);
+  }
   log_.add(call);
   stats.calls += 1;
   stats.harmonized_calls += 1;
   stats.time_in_call.add(t - entered);
   return last_flag_;
+}
+
+void BarrierProtocol::check_true_clock(logic::CallTimes& call) {
+  if (!settings_.reference_skew) return;
+  // Both clocks at the instant of the truth read: the global clock's reading
+  // is rebuilt from its local source, which the test skew makes exact.
+  const double t = call.exit_truth;
+  const double global = clock_.clock().to_global(clock::skewed_time(settings_.own_skew, t));
+  call.truth_error = std::abs(global - clock::skewed_time(*settings_.reference_skew, t));
+  record_.stats.truth_bound_checks += 1;
+  if (call.truth_error > call.bound) record_.stats.truth_bound_violations += 1;
+}
+
+void BarrierProtocol::check_true_exit(double deadline, const logic::CallTimes& call) {
+  if (!settings_.reference_skew) return;
+  const clock::Skew& reference = *settings_.reference_skew;
+  // The instant of the truth at which the reference clock reads `deadline`.
+  const double true_deadline = (deadline - reference.offset) / (1.0 + reference.drift);
+  // The instant of the read that ended the spin (the truth was read a little
+  // later; a process preempted in between has left late too, but after its
+  // last look at the clock, where no flag can see it).
+  const double global_at_truth =
+      clock_.clock().to_global(clock::skewed_time(settings_.own_skew, call.exit_truth));
+  const double exit_instant = call.exit_truth - (global_at_truth - call.exit_global);
+  if (exit_instant - true_deadline <= late_threshold_ + call.bound) return;
+  record_.stats.truth_late_calls += 1;
+  if (!call.missed && !call.late) record_.stats.truth_late_unflagged += 1;
 }
 
 void BarrierProtocol::flush_log() {
@@ -208,12 +268,7 @@ void BarrierProtocol::flush_log() {
   log_.clear();
   double expired = 0;
   if (root) {
-    const logic::CallBatchOutcome outcome =
-        logic::combine_batch(max_out, min_out, n, settings_.record_truth);
-    for (double skew : outcome.exit_skew) record_.stats.exit_skew.add(skew);
-    for (double skew : outcome.truth_exit_skew) record_.stats.truth_exit_skew.add(skew);
-    record_.missed_any += outcome.missed_any;
-    record_.space_violations += outcome.space_violations;
+    logic::absorb(record_, logic::combine_batch(max_out, min_out, n, settings_.record_truth));
     expired = as_double(clock_.clock().now() > clock_.expires_at());
   }
   if (!settings_.resync_at_flush) return;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
 #include "harmonize/logic/call_log.hpp"
 #include "harmonize/logic/record_store.hpp"
@@ -33,6 +34,12 @@ struct ProtocolSettings {
   // clocks) stamps every entry and exit for the ground-truth checks.
   const clock::TimeSource* truth = nullptr;
   bool record_truth = false;
+  // With test clocks: the skew of the reference clock (world rank 0's), so
+  // that a deadline of the global clock maps to an instant of the truth, and
+  // this process's own, so that its clock's true error at an instant of the
+  // truth is exact (no gap between two reads).
+  std::optional<clock::Skew> reference_skew;
+  clock::Skew own_skew{0.0, 0.0};
   // Told once when the protocol gives up on the communicator.
   std::function<void(const std::string& reason)> on_give_up;
 };
@@ -44,8 +51,9 @@ class BarrierProtocol {
                   logic::CommRecord record);
 
   // One harmonized call; returns the local flag (1: left at the deadline, 0:
-  // missed it, or the communicator was given up on). Throws what the
-  // collectives throw (sync::MpiError with the user's status).
+  // missed it, left late - see logic::late_exit_threshold - or the
+  // communicator was given up on). Throws what the collectives throw
+  // (sync::MpiError with the user's status).
   int harmonized();
   // One observed (native) call. Throws like harmonized().
   void observed();
@@ -62,6 +70,11 @@ class BarrierProtocol {
   void flush_log();
   void prepare_first_call();
   void measure_slack();
+  // Ground truth (test clocks): this process's true clock error at the exit
+  // against its bound; and whether it truly left late, and its flag did not
+  // say so. Both need the bound in `call`.
+  void check_true_clock(logic::CallTimes& call);
+  void check_true_exit(double deadline, const logic::CallTimes& call);
   // Members learn together whether the sync failed anywhere; if it did, the
   // communicator is given up on. Also absorbs the jitter a sync leaves.
   void resync_agreed();
@@ -74,6 +87,7 @@ class BarrierProtocol {
   logic::CallLog log_{512};  // small enough that observe's flush (and resync) comes often
   std::optional<logic::SlackController> slack_;  // rank 0 only
   bool slack_measured_ = false;
+  double late_threshold_ = 0;  // set with the slack, at the first call
   bool last_failed_ = false;
   int last_flag_ = -1;
   std::string not_harmonized_;

@@ -43,8 +43,10 @@ CommClockSync::CommClockSync(std::unique_ptr<GroupTransport> transport, const Se
   report_.fallback_note = stats.fallback_note;
   if (!report_.fallback_note.empty() && !socket_note.empty())
     report_.fallback_note += " (" + socket_note + ")";
-  // Outside the timed synchronize(): see HierarchicalSync::warm_up.
+  // Outside the timed synchronize(): see HierarchicalSync::warm_up. Its
+  // check of the shared clocks counts: a group that fails it falls back now.
   scheme_.warm_up(base_);
+  report_.shared_clock = scheme_.shared_clock();
 }
 
 clock::GlobalClock CommClockSync::synchronize() {
@@ -53,6 +55,7 @@ clock::GlobalClock CommClockSync::synchronize() {
   clock::GlobalClock current = scheme_.synchronize(base_);
   report_.seconds = base_.source().now() - start;
   report_.syncs += 1;
+  report_.shared_clock = scheme_.shared_clock();
   return current;
 }
 

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "sync/mpi/host_of_rank.hpp"
 #include "sync/mpi/mpi_error.hpp"
 
 namespace harmonize::sync {
@@ -33,20 +34,8 @@ std::vector<std::vector<double>> gather_to_root(MPI_Comm world, const std::vecto
 }
 
 std::vector<std::string> gather_host_names(MPI_Comm world) {
-  int rank = 0;
-  int size = 1;
-  check_mpi(PMPI_Comm_rank(world, &rank), "PMPI_Comm_rank");
-  check_mpi(PMPI_Comm_size(world, &size), "PMPI_Comm_size");
-  char mine[MPI_MAX_PROCESSOR_NAME] = {0};
-  int length = 0;
-  if (PMPI_Get_processor_name(mine, &length) != MPI_SUCCESS) mine[0] = '\0';
-  mine[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
-  std::vector<char> all(rank == 0 ? static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME : 0);
-  check_mpi(PMPI_Gather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-                        MPI_CHAR, 0, world),
-            "PMPI_Gather");
-  std::set<std::string> hosts;
-  for (int i = 0; rank == 0 && i < size; ++i) hosts.insert(&all[i * MPI_MAX_PROCESSOR_NAME]);
+  const std::vector<std::string> by_rank = gather_host_of_rank(world);
+  const std::set<std::string> hosts(by_rank.begin(), by_rank.end());
   return {hosts.begin(), hosts.end()};
 }
 

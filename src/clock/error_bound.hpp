@@ -1,0 +1,36 @@
+#pragma once
+// How far a global clock can be from the world reference (pure). The
+// reference is world rank 0's clock: every bound in the library is relative
+// to it, so two clocks agree within the sum of their bounds (docs/clock-error.md).
+#include <algorithm>
+#include <cmath>
+
+namespace harmonize::clock {
+
+// The largest relative drift between two time sources the bounds assume.
+// Crystal oscillators are specified at +-20..50 ppm, so two of them differ by
+// at most ~100 ppm. NTP may slew CLOCK_MONOTONIC by up to 500 ppm, but the
+// nodes of one cluster agree in frequency far better than that; a pair that
+// really drifts faster breaks the bounds of its first sync (one batch, no
+// drift measured) and is caught by Check-Global-Clock (sync/clock_check.hpp).
+inline constexpr double kMaxRelativeDrift = 100e-6;
+
+// |error(t)| <= value + rate * |t - at|, t in seconds of global time.
+struct ErrorBound {
+  double at = 0;
+  double value = 0;
+  double rate = 0;
+
+  double at_time(double t) const noexcept { return value + rate * std::abs(t - at); }
+  bool operator==(const ErrorBound&) const = default;
+};
+
+// A bound on the sum of two errors, anchored at the later anchor. Conservative
+// everywhere by the triangle inequality: moving an anchor by D costs rate * D
+// in value and at most gives it back on the far side.
+inline ErrorBound compose(const ErrorBound& a, const ErrorBound& b) noexcept {
+  const double at = std::max(a.at, b.at);
+  return ErrorBound{at, a.at_time(at) + b.at_time(at), a.rate + b.rate};
+}
+
+}  // namespace harmonize::clock

@@ -1,0 +1,83 @@
+#include "harmonize/end_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "sync/clock_check.hpp"
+#include "sync/mpi/group_transport.hpp"
+
+namespace harmonize {
+
+std::vector<int> end_check_ranks(const sync::Layout& layout) {
+  const int size = static_cast<int>(layout.of_rank.size());
+  std::vector<int> leaders, others;
+  for (int rank = 1; rank < size; ++rank) {
+    const int node = layout.of_rank[static_cast<std::size_t>(rank)].node;
+    const bool first_of_node =
+        std::none_of(layout.of_rank.begin(), layout.of_rank.begin() + rank,
+                     [node](const sync::Placement& p) { return p.node == node; });
+    (first_of_node ? leaders : others).push_back(rank);
+  }
+  // Evenly spread picks of `from`, at most `count` of them.
+  const auto pick = [](const std::vector<int>& from, int count, std::vector<int>& into) {
+    const int n = static_cast<int>(from.size());
+    for (int index : sync::sample_ranks(n + 1, count))
+      into.push_back(from[static_cast<std::size_t>(index - 1)]);
+  };
+  std::vector<int> checked;
+  pick(leaders, sync::kMaxCheckedRanks, checked);
+  pick(others, sync::kMaxCheckedRanks - static_cast<int>(checked.size()), checked);
+  return checked;
+}
+
+std::optional<report::ClockCheckInfo> check_world_clock_at_end(const EndCheckInputs& in) {
+  if (in.world == MPI_COMM_NULL || in.layout == nullptr) return std::nullopt;
+  const int size = static_cast<int>(in.layout->of_rank.size());
+  if (size < 2) return std::nullopt;
+  std::vector<int> everybody(static_cast<std::size_t>(size));
+  std::iota(everybody.begin(), everybody.end(), 0);
+  // All sync traffic of the world clock is over: its tag is free.
+  sync::GroupTransport world(in.world, std::move(everybody), sync::kWorldGroupTag);
+  world.set_yield_while_waiting(in.yield_while_waiting);
+  const std::vector<int> checked = end_check_ranks(*in.layout);
+
+  const double started = in.clock.source().now();
+  const std::vector<sync::ClockCheck> results = sync::check_global_clock(world, in.clock, checked);
+  const double seconds = in.clock.source().now() - started;
+
+  // The truth of each checked rank's clock, at one instant of its own.
+  double true_error = 0;
+  const bool with_truth = in.reference_skew && in.truth != nullptr;
+  if (with_truth && world.rank() != 0 && !results.empty()) {
+    const double t = in.truth->now();
+    true_error = std::abs(in.clock.to_global(clock::skewed_time(in.own_skew, t)) -
+                          clock::skewed_time(*in.reference_skew, t));
+  }
+  double largest_true_error = 0;
+  world.reduce_to_root(std::span(&true_error, 1), std::span(&largest_true_error, 1),
+                       sync::ReduceOp::max, 0);
+  if (world.rank() != 0) return std::nullopt;
+
+  report::ClockCheckInfo info;
+  info.candidates = size - 1;
+  info.checked = static_cast<int>(results.size());
+  info.age = in.clock.now() - in.synced_at;
+  info.seconds = seconds;
+  std::vector<double> offsets;
+  for (const sync::ClockCheck& check : results) {
+    offsets.push_back(std::abs(check.offset));
+    info.max_uncertainty = std::max(info.max_uncertainty, check.uncertainty);
+    info.max_bound = std::max(info.max_bound, check.bound);
+    if (!check.consistent()) info.inconsistent += 1;
+  }
+  if (!offsets.empty()) {
+    std::sort(offsets.begin(), offsets.end());
+    info.max_offset = offsets.back();
+    info.median_offset = offsets[(offsets.size() - 1) / 2];
+  }
+  if (with_truth) info.truth_max_error = largest_true_error;
+  return info;
+}
+
+}  // namespace harmonize

@@ -1,0 +1,127 @@
+#include "harmonize/shared_clock_notice.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "report/format.hpp"
+#include "sync/shared_clock_check.hpp"
+
+namespace harmonize {
+namespace {
+
+std::vector<int> ranks_of_node(const sync::Layout& layout, int node) {
+  std::vector<int> ranks;
+  for (std::size_t r = 0; r < layout.of_rank.size(); ++r) {
+    if (layout.of_rank[r].node == node) ranks.push_back(static_cast<int>(r));
+  }
+  return ranks;
+}
+
+}  // namespace
+
+std::string rank_ranges(const std::vector<int>& ranks) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ",";
+    text += std::to_string(ranks[i]);
+    if (j > i) text += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+void SharedClockNotice::set_hosts(std::vector<std::string> host_of_rank) {
+  std::lock_guard lock(mutex_);
+  host_of_rank_ = std::move(host_of_rank);
+}
+
+void SharedClockNotice::observe(const sync::SyncReport& report, bool group_root, bool world) {
+  const sync::SharedClockReport& check = report.shared_clock;
+  if (!check.active) return;
+  std::lock_guard lock(mutex_);
+  if (check.own_group_fell_back) {
+    own_worst_ = std::max(own_worst_, check.own_group_disagreement);
+    if (!world) sub_communicator_fell_back_ = true;
+  }
+  if (world_rank_ == 0 && group_root && check.fell_back_groups > 0)
+    note(check.worst_disagreement, check.worst_node, check.fell_back_groups);
+}
+
+std::vector<double> SharedClockNotice::own_fallback() const {
+  std::lock_guard lock(mutex_);
+  const auto me = static_cast<std::size_t>(world_rank_);
+  const int node = me < layout_.of_rank.size() ? layout_.of_rank[me].node : -1;
+  return {own_worst_, static_cast<double>(node), sub_communicator_fell_back_ ? 1.0 : 0.0};
+}
+
+void SharedClockNotice::observe_everybody(const std::vector<std::vector<double>>& by_rank) {
+  std::lock_guard lock(mutex_);
+  double worst = 0;
+  int worst_node = -1;
+  std::set<int> nodes;
+  for (const std::vector<double>& own : by_rank) {
+    if (own.size() < 3 || own[0] <= 0) continue;
+    nodes.insert(static_cast<int>(own[1]));
+    if (own[2] > 0) sub_communicator_fell_back_ = true;
+    if (own[0] > worst) {
+      worst = own[0];
+      worst_node = static_cast<int>(own[1]);
+    }
+  }
+  if (worst > 0) note(worst, worst_node, static_cast<int>(nodes.size()));
+}
+
+void SharedClockNotice::note(double disagreement, int node, int groups) {
+  if (warned_ || !warning_.empty()) return;
+  std::string where = "node " + node_name(node);
+  if (groups > 1) where += " and " + std::to_string(groups - 1) + " more";
+  warning_ = "harmonize: warning: " + where + ": clocks of its processes disagree by " +
+             report::format_duration(disagreement) + " (beyond the " +
+             report::format_duration(sync::kSharedClockTolerance) +
+             " tolerance); syncing them individually (HCA3 within the node). Likely causes: "
+             "processes in different time namespaces (containers), unsynchronized TSCs across "
+             "sockets, a per-process MPI_Wtime.";
+  pending_.store(true, std::memory_order_relaxed);
+}
+
+void SharedClockNotice::flush() {
+  std::lock_guard lock(mutex_);
+  if (!pending_.load(std::memory_order_relaxed) || warned_) return;
+  std::fprintf(stderr, "%s\n", warning_.c_str());
+  warned_ = true;
+  pending_.store(false, std::memory_order_relaxed);
+}
+
+// Called with mutex_ held or from to_json (const, after the syncs).
+std::string SharedClockNotice::node_name(int node) const {
+  const std::vector<int> ranks = ranks_of_node(layout_, node);
+  std::string host = "?";
+  if (!ranks.empty() && static_cast<std::size_t>(ranks.front()) < host_of_rank_.size())
+    host = host_of_rank_[static_cast<std::size_t>(ranks.front())];
+  return host + " (world ranks " + rank_ranges(ranks) + ")";
+}
+
+nlohmann::json SharedClockNotice::to_json(const sync::SharedClockReport& world) const {
+  std::lock_guard lock(mutex_);
+  if (world.checked_groups == 0 && !sub_communicator_fell_back_) return nullptr;
+  nlohmann::json worst_node = nullptr;
+  if (world.worst_node >= 0) {
+    const std::vector<int> ranks = ranks_of_node(layout_, world.worst_node);
+    const std::string host =
+        !ranks.empty() && static_cast<std::size_t>(ranks.front()) < host_of_rank_.size()
+            ? host_of_rank_[static_cast<std::size_t>(ranks.front())]
+            : "";
+    worst_node = {{"host", host}, {"world_ranks", rank_ranges(ranks)}};
+  }
+  return {{"tolerance_s", sync::kSharedClockTolerance},
+          {"checked_groups", world.checked_groups},
+          {"fell_back_groups", world.fell_back_groups},
+          {"worst_disagreement_s", world.worst_disagreement},
+          {"worst_node", worst_node},
+          {"sub_communicators_fell_back", sub_communicator_fell_back_}};
+}
+
+}  // namespace harmonize

@@ -1,0 +1,90 @@
+// The error bound a global clock carries (clock/error_bound.hpp) and how the
+// model stack keeps and ships it.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+
+#include "clock/error_bound.hpp"
+#include "clock/global_clock.hpp"
+#include "clock/model_stack.hpp"
+#include "clock/time_source.hpp"
+
+using namespace harmonize::clock;
+
+namespace {
+class FixedSource final : public TimeSource {
+ public:
+  explicit FixedSource(double t) : t_(t) {}
+  double now() const noexcept override { return t_; }
+  const char* name() const noexcept override { return "fixed"; }
+
+ private:
+  double t_;
+};
+}  // namespace
+
+TEST_CASE("an error bound grows linearly on both sides of its anchor", "[clock][bound]") {
+  const ErrorBound bound{10.0, 2.0, 0.25};
+  CHECK(bound.at_time(10.0) == 2.0);
+  CHECK(bound.at_time(14.0) == 3.0);
+  CHECK(bound.at_time(6.0) == 3.0);
+  CHECK(ErrorBound{}.at_time(1e6) == 0.0);
+}
+
+TEST_CASE("composed bounds re-anchor at the later anchor and never undercut the sum",
+          "[clock][bound]") {
+  const ErrorBound a{1.0, 2.0, 0.5};
+  const ErrorBound b{3.0, 1.0, 0.25};
+  const ErrorBound sum = compose(a, b);
+  CHECK(sum == ErrorBound{3.0, 4.0, 0.75});  // a at 3: 2 + 0.5 * 2
+  CHECK(compose(b, a) == sum);
+  for (double t = -10.0; t <= 10.0; t += 0.25) CHECK(sum.at_time(t) >= a.at_time(t) + b.at_time(t));
+  // Exact beyond the later anchor.
+  CHECK(sum.at_time(7.0) == a.at_time(7.0) + b.at_time(7.0));
+}
+
+TEST_CASE("the model stack carries its bound through copies and serialization", "[clock][bound]") {
+  ModelStack stack;
+  stack.push({-3.5e-5, 12.345678901234567});
+  CHECK(stack.error_bound() == ErrorBound{});
+  const ErrorBound bound{1234.5, 3e-7, 1.5e-8};
+  const ModelStack synced = stack.with({1e-9, -2e-6}, bound);
+  CHECK(synced.depth() == 2);
+  CHECK(synced.error_bound() == bound);
+  CHECK(synced.with({0.0, 1.0}).error_bound() == bound);  // kept until a sync sets another
+  CHECK_FALSE(synced == stack.with({1e-9, -2e-6}));       // equality sees the bound
+
+  const auto bytes = synced.serialize();
+  CHECK(bytes.size() == 12 + 24 + 2 * 16);
+  const auto back = ModelStack::deserialize(bytes);
+  REQUIRE(back.has_value());
+  CHECK(*back == synced);
+  CHECK(back->error_bound() == bound);
+}
+
+TEST_CASE("model bytes of another version are refused", "[clock][bound]") {
+  ModelStack stack;
+  stack.push({1.0, 2.0});
+  auto bytes = stack.serialize();
+  std::uint32_t version = 0;
+  std::memcpy(&version, bytes.data() + 4, sizeof version);
+  CHECK(version == 2);
+  const std::uint32_t old = 1;
+  std::memcpy(bytes.data() + 4, &old, sizeof old);
+  CHECK_FALSE(ModelStack::deserialize(bytes));
+  // A version-1 stack of the same depth is 24 bytes shorter: refused too.
+  auto v1 = stack.serialize();
+  v1.erase(v1.begin() + 12, v1.begin() + 36);
+  std::memcpy(v1.data() + 4, &old, sizeof old);
+  CHECK_FALSE(ModelStack::deserialize(v1));
+}
+
+TEST_CASE("a global clock tells its bound at a global time", "[clock][bound]") {
+  const FixedSource source(100.0);
+  const GlobalClock unsynced(source, {});
+  CHECK(unsynced.error_bound_at(5.0) == 0.0);
+  const GlobalClock clock(source, ModelStack({{0.0, 30.0}}).with({0.0, 0.0}, {70.0, 1e-6, 1e-7}));
+  CHECK(clock.error_bound_at(70.0) == 1e-6);
+  CHECK(clock.error_bound_at(clock.now() + 10.0) == 1e-6 + 1e-7 * 10.0);
+  CHECK(clock.error_bound() == ErrorBound{70.0, 1e-6, 1e-7});
+}
