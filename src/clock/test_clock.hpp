@@ -5,6 +5,8 @@
 // any other rank's skew and hence the true error of the global clock.
 #include <cstdint>
 
+#include "clock/global_clock.hpp"
+
 namespace harmonize::clock {
 
 struct TestClockSpec {
@@ -41,6 +43,14 @@ bool uses_virtual_nodes(const TestClockSpec& spec);
 // What a clock with this skew reads at true time `truth`.
 inline double skewed_time(const Skew& skew, double truth) {
   return truth * (1.0 + skew.drift) + skew.offset;
+}
+
+// Ground truth: how far `clock` (read by a process whose source has skew
+// `own`) is from the reference clock (skew `reference`) at true time `truth`,
+// both evaluated at that one instant, so no gap between two reads counts.
+inline double true_clock_error(const GlobalClock& clock, const Skew& own, const Skew& reference,
+                               double truth) {
+  return clock.to_global(skewed_time(own, truth)) - skewed_time(reference, truth);
 }
 
 }  // namespace harmonize::clock

@@ -51,8 +51,7 @@ std::optional<report::ClockCheckInfo> check_world_clock_at_end(const EndCheckInp
   const bool with_truth = in.reference_skew && in.truth != nullptr;
   if (with_truth && world.rank() != 0 && !results.empty()) {
     const double t = in.truth->now();
-    true_error = std::abs(in.clock.to_global(clock::skewed_time(in.own_skew, t)) -
-                          clock::skewed_time(*in.reference_skew, t));
+    true_error = std::abs(clock::true_clock_error(in.clock, in.own_skew, *in.reference_skew, t));
   }
   double largest_true_error = 0;
   world.reduce_to_root(std::span(&true_error, 1), std::span(&largest_true_error, 1),

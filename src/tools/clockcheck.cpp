@@ -97,7 +97,7 @@ struct Clocks {
   // was descheduled before it got here does not see its model's residual
   // drift over that gap counted as error.
   double true_error(const GlobalClock& global, double t) const {
-    return global.to_global(skewed_time(setup.skew, t)) - skewed_time(setup.skew_of_rank(0), t);
+    return true_clock_error(global, setup.skew, setup.skew_of_rank(0), t);
   }
   // The bound `global` reports at true time t (test clocks only).
   double bound_at(const GlobalClock& global, double t) const {

@@ -8,20 +8,11 @@
 #include "clock/global_clock.hpp"
 #include "clock/model_stack.hpp"
 #include "clock/time_source.hpp"
+#include "fixed_source.hpp"
 
 using namespace harmonize::clock;
 
-namespace {
-class FixedSource final : public TimeSource {
- public:
-  explicit FixedSource(double t) : t_(t) {}
-  double now() const noexcept override { return t_; }
-  const char* name() const noexcept override { return "fixed"; }
-
- private:
-  double t_;
-};
-}  // namespace
+using harmonize::clock::testing::FixedSource;
 
 TEST_CASE("an error bound grows linearly on both sides of its anchor", "[clock][bound]") {
   const ErrorBound bound{10.0, 2.0, 0.25};

@@ -6,20 +6,11 @@
 #include "clock/model_stack.hpp"
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
+#include "fixed_source.hpp"
 
 using namespace harmonize::clock;
 
-namespace {
-class FixedSource final : public TimeSource {
- public:
-  explicit FixedSource(double t) : t_(t) {}
-  double now() const noexcept override { return t_; }
-  const char* name() const noexcept override { return "fixed"; }
-
- private:
-  double t_;
-};
-}  // namespace
+using harmonize::clock::testing::FixedSource;
 
 TEST_CASE("a linear model subtracts the offset it predicts", "[clock]") {
   const LinearModel model{0.5, 2.0};  // offset(t) = 0.5 t + 2

@@ -17,6 +17,8 @@ namespace {
 // Broadcast instead of a deadline to ask for a resync. Not a negative number:
 // global time may legitimately be negative (a skewed or MPI_Wtime source).
 constexpr double kResyncSignal = std::numeric_limits<double>::quiet_NaN();
+// An observed call has no deadline (ground truth checks the clock only).
+constexpr double kNoDeadline = std::numeric_limits<double>::quiet_NaN();
 
 // What one read of the global clock costs here: the granularity of a spin's
 // exit, from which the late-exit threshold derives.
@@ -143,7 +145,7 @@ void BarrierProtocol::observed() {
   call.exit_global = clock_.clock().now();
   if (truth) call.exit_truth = settings_.truth->now();
   call.bound = clock_.clock().error_bound_at(call.exit_global);
-  if (truth) check_true_clock(call);
+  if (truth) check_true_exit(kNoDeadline, call);
   log_.add(call);
   record_.stats.calls += 1;
   record_.stats.time_in_call.add(call.exit_global - entered);
@@ -218,10 +220,7 @@ int BarrierProtocol::harmonized() {
     stats.late_by.add(t - deadline);
   }
   call.bound = clock->error_bound_at(t);
-  if (truth) {
-    check_true_clock(call);
-    check_true_exit(deadline, call);
-  }
+  if (truth) check_true_exit(deadline, call);
   log_.add(call);
   stats.calls += 1;
   stats.harmonized_calls += 1;
@@ -229,27 +228,25 @@ int BarrierProtocol::harmonized() {
   return last_flag_;
 }
 
-void BarrierProtocol::check_true_clock(logic::CallTimes& call) {
-  if (!settings_.reference_skew) return;
-  // Both clocks at the instant of the truth read: the global clock's reading
-  // is rebuilt from its local source, which the test skew makes exact.
-  const double t = call.exit_truth;
-  const double global = clock_.clock().to_global(clock::skewed_time(settings_.own_skew, t));
-  call.truth_error = std::abs(global - clock::skewed_time(*settings_.reference_skew, t));
-  record_.stats.truth_bound_checks += 1;
-  if (call.truth_error > call.bound) record_.stats.truth_bound_violations += 1;
-}
-
-void BarrierProtocol::check_true_exit(double deadline, const logic::CallTimes& call) {
+void BarrierProtocol::check_true_exit(double deadline, logic::CallTimes& call) {
   if (!settings_.reference_skew) return;
   const clock::Skew& reference = *settings_.reference_skew;
+  // Both clocks at the instant of the truth read: the global clock's reading
+  // is rebuilt from its local source, which the test skew makes exact.
+  const double error =
+      clock::true_clock_error(clock_.clock(), settings_.own_skew, reference, call.exit_truth);
+  call.truth_error = std::abs(error);
+  record_.stats.truth_bound_checks += 1;
+  if (call.truth_error > call.bound) record_.stats.truth_bound_violations += 1;
+  if (std::isnan(deadline)) return;  // observed: no deadline to be late for
+
   // The instant of the truth at which the reference clock reads `deadline`.
   const double true_deadline = (deadline - reference.offset) / (1.0 + reference.drift);
   // The instant of the read that ended the spin (the truth was read a little
   // later; a process preempted in between has left late too, but after its
-  // last look at the clock, where no flag can see it).
-  const double global_at_truth =
-      clock_.clock().to_global(clock::skewed_time(settings_.own_skew, call.exit_truth));
+  // last look at the clock, where no flag can see it). The global clock read
+  // `error` more than the reference at the truth read.
+  const double global_at_truth = clock::skewed_time(reference, call.exit_truth) + error;
   const double exit_instant = call.exit_truth - (global_at_truth - call.exit_global);
   if (exit_instant - true_deadline <= late_threshold_ + call.bound) return;
   record_.stats.truth_late_calls += 1;

@@ -70,11 +70,11 @@ class BarrierProtocol {
   void flush_log();
   void prepare_first_call();
   void measure_slack();
-  // Ground truth (test clocks): this process's true clock error at the exit
-  // against its bound; and whether it truly left late, and its flag did not
-  // say so. Both need the bound in `call`.
-  void check_true_clock(logic::CallTimes& call);
-  void check_true_exit(double deadline, const logic::CallTimes& call);
+  // Ground truth (test clocks), with the bound already in `call`: this
+  // process's true clock error at the exit against its bound; and, when there
+  // was a deadline (not NaN), whether it truly left late and its flag did not
+  // say so.
+  void check_true_exit(double deadline, logic::CallTimes& call);
   // Members learn together whether the sync failed anywhere; if it did, the
   // communicator is given up on. Also absorbs the jitter a sync leaves.
   void resync_agreed();
