@@ -32,6 +32,8 @@ std::string canonical_value(const Variable& variable, std::string_view value) {
       return std::to_string(parse_integer(value).value_or(-1));
     case Kind::ppm:
       return rounded(parse_ppm(value).value_or(-1)) + "ppm";
+    case Kind::percent:
+      return rounded(parse_percent(value).value_or(-1)) + "%";
     case Kind::choice:
     case Kind::flag:
     case Kind::text:

@@ -54,6 +54,11 @@ std::string check_value(const Variable& v, const std::string& value) {
       ok = ppm && *ppm >= v.min && *ppm <= v.max;
       break;
     }
+    case Kind::percent: {
+      auto percent = parse_percent(value);
+      ok = percent && *percent >= v.min && *percent <= v.max;
+      break;
+    }
     case Kind::text:
       ok = true;
       break;
@@ -108,6 +113,11 @@ void apply(PolicyResult& result, const std::string& name, const std::string& raw
     result.errors.push_back(where + quoted(name, raw_value) +
                             " is read by the scripts (harmonize-run) from the environment; a "
                             "preset cannot set it");
+    return;
+  }
+  if (const std::string_view retired = retirement_of(name); !retired.empty()) {
+    result.errors.push_back(where + quoted(name, raw_value) +
+                            " is no longer read: " + std::string(retired));
     return;
   }
   if (variable == nullptr) {

@@ -54,8 +54,8 @@ using choices::TimeSourceKind;
 struct Policy {
   Mode mode{};
   CommScope comms{};
-  std::optional<double> slack;  // seconds; nullopt: auto
-  double slack_growth{};
+  std::optional<double> slack;      // seconds; nullopt: auto
+  double miss_target{};             // fraction (0.5% = 0.005)
   std::optional<double> slack_min;  // nullopt: derived
   std::optional<double> slack_max;  // nullopt: derived
   double resync_interval{};         // seconds

@@ -21,7 +21,8 @@ std::optional<double> whole_double(std::string_view text) {
 // Split "12.5us" into number and unit at the first letter after the number.
 std::pair<std::string_view, std::string_view> split_unit(std::string_view text) {
   std::size_t i = text.size();
-  while (i > 0 && std::isalpha(static_cast<unsigned char>(text[i - 1]))) --i;
+  while (i > 0 && (std::isalpha(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '%'))
+    --i;
   return {text.substr(0, i), text.substr(i)};
 }
 
@@ -72,14 +73,27 @@ std::optional<std::int64_t> parse_integer(std::string_view text) {
   return value;
 }
 
-std::optional<double> parse_ppm(std::string_view text) {
+namespace {
+
+// A number with `wanted` as its unit; a bare 0 needs none.
+std::optional<double> parse_with_unit(std::string_view text, std::string_view wanted) {
   text = trim(text);
   auto [number, unit] = split_unit(text);
-  if (unit != "ppm") {
+  if (unit != wanted) {
     if (unit.empty() && number == "0") return 0.0;
     return std::nullopt;
   }
   return whole_double(number);
+}
+
+}  // namespace
+
+std::optional<double> parse_ppm(std::string_view text) {
+  return parse_with_unit(text, "ppm");
+}
+
+std::optional<double> parse_percent(std::string_view text) {
+  return parse_with_unit(text, "%");
 }
 
 std::string format_number(double value) {

@@ -14,7 +14,8 @@ std::string_view trim(std::string_view text);
 std::optional<double> parse_duration(std::string_view text);  // seconds
 std::optional<double> parse_number(std::string_view text);
 std::optional<std::int64_t> parse_integer(std::string_view text);
-std::optional<double> parse_ppm(std::string_view text);  // in ppm, sign kept
+std::optional<double> parse_ppm(std::string_view text);      // in ppm, sign kept
+std::optional<double> parse_percent(std::string_view text);  // "0.5%" -> 0.5
 
 // Shortest faithful rendering for messages: 2e-05 s -> "20us", 1 -> "1s".
 std::string format_seconds(double seconds);

@@ -46,6 +46,9 @@ void store(Policy& policy, std::string_view value) {
   } else if constexpr (kind == Kind::ppm) {
     static_assert(std::is_same_v<T, double>);
     field = *parse_ppm(value) * 1e-6;  // the field holds a fraction
+  } else if constexpr (kind == Kind::percent) {
+    static_assert(std::is_same_v<T, double>);
+    field = *parse_percent(value) / 100;  // the field holds a fraction
   } else {
     static_assert(kind == Kind::text || kind == Kind::report);
     static_assert(std::is_same_v<T, std::string>);
@@ -109,25 +112,26 @@ constexpr std::array kVariables{
                            "which intracommunicators are affected"),
     value<Kind::duration_or_auto, &Policy::slack>(
         "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
-        "initial slack between taking the deadline and the deadline; auto: twice the 90th "
-        "percentile of the measured broadcast latency (at least 100ns); the slack then adapts, see "
-        "docs/barrier.md"),
-    value<Kind::number, &Policy::slack_growth>(
-        "HARMONIZE_SLACK_GROWTH", "1.1", 1.0001, 100.0,
-        "factor applied to the slack after a call in which a process missed its deadline; each "
-        "successful call shrinks it by growth^(-1/249), so misses settle at ~0.4% of calls"),
+        "initial slack between the last process entering and the deadline; auto: twice the 90th "
+        "percentile of the needs measured before the first call (at least 100ns); the slack is "
+        "then chosen by cost every 256 calls, see docs/barrier.md"),
+    value<Kind::percent, &Policy::miss_target>(
+        "HARMONIZE_MISS_TARGET", "0.25%", 0.01, 50.0,
+        "miss budget: the largest share of harmonized calls the slack lets miss their deadline; "
+        "the slack is the cheapest within it (the cost of a valid call, a missed one being run "
+        "again), unless keeping it would more than double that cost"),
     value<Kind::duration_or_auto, &Policy::slack_min>(
         "HARMONIZE_SLACK_MIN", "auto", 1e-9, 10.0,
         "lower bound of the adaptive slack (auto: 100ns)"),
     value<Kind::duration_or_auto, &Policy::slack_max>(
         "HARMONIZE_SLACK_MAX", "auto", 1e-9, 10.0,
-        "upper bound of the adaptive slack (auto: 1000x the median broadcast latency, at least "
+        "upper bound of the adaptive slack (auto: 1000x the median measured need, at least "
         "10ms, at most 1s)"),
     value<Kind::duration, &Policy::resync_interval>(
         "HARMONIZE_RESYNC_INTERVAL", "1s", 1e-3, kDay,
         "clocks are resynchronized when the last sync is older than this (sooner during the "
-        "first second: 10ms, 30ms, 90ms, ...), or after a missed deadline when the last sync is "
-        "older than 100ms"),
+        "first second: 10ms, 30ms, 90ms, ...), or after a process missed 3 deadlines in a row, "
+        "by less than twice its clock's error bound, when the last sync is older than 100ms"),
     choice<&Policy::sync>("HARMONIZE_SYNC", choices::kDefaultScheme,
                           "clock synchronization scheme"),
     choice<&Policy::clock_model>("HARMONIZE_CLOCK_MODEL", choices::kDefaultModelKind,
@@ -212,6 +216,14 @@ bool is_script_variable(std::string_view name) {
   return false;
 }
 
+std::string_view retirement_of(std::string_view name) {
+  if (name == "HARMONIZE_SLACK_GROWTH")
+    return "the slack is no longer grown by a factor after a miss but chosen by cost from the "
+           "measured needs of the calls; bound its misses with HARMONIZE_MISS_TARGET instead "
+           "(docs/barrier.md)";
+  return {};
+}
+
 const Variable* find_variable(std::string_view name) {
   for (const Variable& variable : kVariables) {
     if (variable.name == name) return &variable;
@@ -246,6 +258,9 @@ std::string accepted_values(const Variable& v) {
       return "0 or 1";
     case Kind::ppm:
       return "a drift with unit ppm, from 0ppm to " + format_number(v.max) + "ppm (e.g. 50ppm)";
+    case Kind::percent:
+      return "a percentage, from " + format_number(v.min) + "% to " + format_number(v.max) +
+             "% (e.g. " + std::string(v.default_value) + ")";
     case Kind::text:
       return "any text";
     case Kind::report:

@@ -21,6 +21,7 @@ enum class Kind {
   integer,           // whole number within [min, max]
   flag,              // 0 or 1
   ppm,               // number with the unit ppm, |value| within [min, max]
+  percent,           // number with the unit %, within [min, max] percent
   text,              // free text (paths)
   report,            // "none" or a report file name template (not "" nor ending in '/')
 };
@@ -52,6 +53,11 @@ struct ScriptVariable {
 };
 std::span<const ScriptVariable> script_variables();
 bool is_script_variable(std::string_view name);
+
+// Variables an earlier release read and this one does not: setting one stops
+// the job with what replaced it (silently ignoring it would let a preset
+// believe it still tunes something). Empty for any other name.
+std::string_view retirement_of(std::string_view name);
 
 // Bound of the sync effort HARMONIZE_FITPOINTS x HARMONIZE_PINGPONGS: the
 // ping-pongs each pair exchanges per round of HCA3 (a sync has ceil(log2

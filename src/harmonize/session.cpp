@@ -144,7 +144,7 @@ protocol::ProtocolSettings SessionImpl::protocol_settings(const std::string& nam
   settings.slack = policy_.slack;
   settings.slack_min = policy_.slack_min;
   settings.slack_max = policy_.slack_max;
-  settings.slack_growth = policy_.slack_growth;
+  settings.miss_target = policy_.miss_target;
   settings.resync_at_flush = policy_.mode == config::Mode::observe;
   settings.yield_while_spinning = crowding_.oversubscribed;
   settings.truth = clocks_.truth.get();

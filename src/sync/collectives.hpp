@@ -20,6 +20,13 @@ class Collectives {
                               int root) = 0;
   // `root`'s `values` end up in everybody's `values`.
   virtual void broadcast_from_root(std::span<double> values, int root) = 0;
+  // Element-wise `op` of everybody's `in` lands in everybody's `out`: like a
+  // reduce and a broadcast, which is what this default does; MPI's does it
+  // in log P rounds instead of 2 log P (one exchange for two processes).
+  virtual void all_reduce(std::span<const double> in, std::span<double> out, ReduceOp op) {
+    reduce_to_root(in, out, op, 0);
+    broadcast_from_root(out, 0);
+  }
   // Nobody returns before everybody has called it.
   virtual void barrier() = 0;
 };

@@ -11,6 +11,9 @@
 // Run without mpiexec: it is the driver and launches its own jobs, the sides
 // interleaved (native, harmonize, native, ...) so machine noise hits both.
 // A plain MPI program: linking harmonize would measure the library under itself.
+//
+// Figures from a busy machine are not figures from an idle one: the load
+// average is printed beside them, and --hog makes the machine busy on purpose.
 
 #include <dlfcn.h>
 #include <mpi.h>
@@ -132,9 +135,14 @@ struct Options {
   std::string offset = "1ms";
   std::string drift = "50ppm";
   std::vector<std::string> transports;  // Open MPI btl lists; empty: flavor's defaults
+  int hogs = 0;                         // processes spinning beside the ranks
+  std::vector<std::string> env;         // VAR=VALUE for the harmonized ranks
 };
 
-using Result = std::map<std::string, double>;  // p50, p99, max, missed, in_call
+// More hogs than this only measure the scheduler.
+constexpr long kMaxHogs = 64;
+
+using Result = std::map<std::string, double>;  // p50, p99, max, missed, in_call[, load]
 
 std::optional<Result> parse_result(const std::string& output) {
   const auto at = output.find(kResultTag);
@@ -165,12 +173,38 @@ void add_library_view(const std::string& report_path, Result& result) {
   }
 }
 
+// The 1-minute load average now: it lags (a run of a few seconds mostly shows
+// the minute before it), but it tells an idle machine from a busy one.
+std::optional<double> load_average() {
+  double load = 0;
+  if (getloadavg(&load, 1) != 1) return std::nullopt;
+  return load;
+}
+
+// The built-in assignments with the user's added, a user's replacing a
+// built-in of the same name (one -x per variable: no launcher's order decides).
+std::vector<std::string> with_overrides(std::vector<std::string> assignments,
+                                        const std::vector<std::string>& overrides) {
+  for (const std::string& assignment : overrides) {
+    const std::string name = assignment.substr(0, assignment.find('=') + 1);
+    std::erase_if(assignments, [&](const std::string& a) { return a.starts_with(name); });
+    assignments.push_back(assignment);
+  }
+  return assignments;
+}
+
 const char* const kUsage =
     "usage: harmonize-bench-barrier [--mpiexec PATH] [--library PATH] [--rounds N] [--calls N]\n"
     "                               [--warmup SECONDS] [--offset DURATION] [--drift PPM]\n"
-    "                               [--btl LIST]...\n"
+    "                               [--btl LIST]... [--hog N] [--env VAR=VALUE]...\n"
     "True exit skew of MPI_Barrier on 2 ranks, native vs harmonized (HARMONIZE_MODE=harmonize\n"
     "on test clocks), side by side. Open MPI: over shared memory and TCP unless --btl is given.\n"
+    "  --hog N          N processes spin on the CPU beside the ranks while the rounds run\n"
+    "                   (default 0, at most 64)\n"
+    "  --env VAR=VALUE  extra environment for the harmonized ranks (repeatable), e.g.\n"
+    "                   --env HARMONIZE_MISS_TARGET=1%; replaces a built-in of the same name\n"
+    "Column load: the 1-minute load average at the end of each run, median. It lags: a short\n"
+    "run mostly shows the minute before it.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
@@ -194,6 +228,16 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
       options.transports.emplace_back(value);
     } else if (flag == "--warmup") {
       options.warmup = std::atof(value);
+    } else if (flag == "--env") {
+      const std::string_view assignment = value;
+      const auto equals = assignment.find('=');
+      if (equals == 0 || equals == std::string_view::npos)
+        return "--env needs VAR=VALUE, not '" + std::string(value) + "'";
+      options.env.emplace_back(value);
+    } else if (flag == "--hog") {
+      const auto n = parse_count(value);
+      if (!n) return "bad value '" + std::string(value) + "' for --hog";
+      options.hogs = static_cast<int>(std::min(*n, kMaxHogs));
     } else if (const auto n = parse_positive(value); !n) {
       return "bad value '" + std::string(value) + "' for " + std::string(flag);
     } else if (flag == "--rounds") {
@@ -207,11 +251,188 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
   return {};
 }
 
+// Every option, given or defaulted, so that the line reruns this very run.
+std::vector<std::string> reproduce_command(const std::string& self, const Options& options) {
+  char warmup[32];
+  std::snprintf(warmup, sizeof warmup, "%g", options.warmup);
+  std::vector<std::string> args{self,
+                                "--mpiexec",
+                                options.mpiexec,
+                                "--library",
+                                options.library,
+                                "--rounds",
+                                std::to_string(options.rounds),
+                                "--calls",
+                                std::to_string(options.calls),
+                                "--warmup",
+                                warmup,
+                                "--offset",
+                                options.offset,
+                                "--drift",
+                                options.drift,
+                                "--hog",
+                                std::to_string(options.hogs)};
+  for (const std::string& transport : options.transports) {
+    if (!transport.empty()) args.insert(args.end(), {"--btl", transport});
+  }
+  for (const std::string& assignment : options.env) args.insert(args.end(), {"--env", assignment});
+  return args;
+}
+
 std::string nanoseconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, seconds < 1e-6 ? "%.0f ns" : "%.2f us",
                 seconds < 1e-6 ? seconds * 1e9 : seconds * 1e6);
   return text;
+}
+
+// Where the harmonized side's report goes, gone however the driver returns.
+class ReportDir {
+ public:
+  ReportDir() {
+    if (mkdtemp(path_) == nullptr) {
+      path_[0] = '\0';
+      return;
+    }
+    remove_on_stop(report());
+    remove_on_stop(path_);
+  }
+  ~ReportDir() {
+    if (!ok()) return;
+    std::remove(report().c_str());  // left by a run that failed after writing it
+    rmdir(path_);
+    keep_on_stop(report());
+    keep_on_stop(path_);
+  }
+  ReportDir(const ReportDir&) = delete;
+  ReportDir& operator=(const ReportDir&) = delete;
+
+  bool ok() const { return path_[0] != '\0'; }
+  std::string report() const { return std::string(path_) + "/report.json"; }
+
+ private:
+  char path_[sizeof "/tmp/harmonize-bench-XXXXXX"] = "/tmp/harmonize-bench-XXXXXX";
+};
+
+// What every job of a run shares.
+struct Bench {
+  const Options& options;
+  Flavor flavor;
+  std::string self;
+  std::vector<std::string> env;  // the launcher's: clean of the caller's preload
+  std::string report_path;
+  std::vector<std::string> last_command;  // one harmonized job, for the user to rerun
+};
+
+using Samples = std::map<std::string, std::map<std::string, std::vector<double>>>;  // side, key
+
+std::vector<std::string> rank_environment(const Bench& bench, const std::string& side, int round) {
+  if (side != "harmonize") return {};
+  const Options& o = bench.options;
+  return with_overrides(
+      {"LD_PRELOAD=" + o.library, "HARMONIZE_MODE=harmonize",
+       "HARMONIZE_REPORT=" + bench.report_path, "HARMONIZE_QUIET=1",
+       "HARMONIZE_TEST_CLOCK_OFFSET=" + o.offset, "HARMONIZE_TEST_CLOCK_DRIFT=" + o.drift,
+       "HARMONIZE_TEST_CLOCK_SEED=" + std::to_string(round + 1)},
+      o.env);
+}
+
+// One job: its figures and the load at its end, or nothing if it failed.
+std::optional<Result> measure(Bench& bench, const std::string& transport, const std::string& side,
+                              int round) {
+  std::vector<std::string> launcher_args;
+  if (!transport.empty()) launcher_args = {"--mca", "btl", transport};
+  std::vector<std::string> args = launch_command(
+      bench.options.mpiexec, bench.flavor, 2, launcher_args, rank_environment(bench, side, round));
+  args.insert(args.end(),
+              {bench.self, std::string(kWorkerFlag), std::to_string(bench.options.calls),
+               std::to_string(bench.options.warmup)});
+  if (side == "harmonize") bench.last_command = args;
+  const Captured run = run_capture(args, bench.env);
+  const auto load = load_average();  // before anything else runs
+  auto result = run.status == 0 ? parse_result(run.output) : std::nullopt;
+  if (!result) {
+    std::fprintf(stderr, "harmonize-bench-barrier: '%s' failed (status %d)\n",
+                 shell_joined(args).c_str(), run.status);
+    return std::nullopt;
+  }
+  if (side == "harmonize") add_library_view(bench.report_path, *result);
+  if (load) (*result)["load"] = *load;
+  return result;
+}
+
+// The rounds of one transport, the sides interleaved, the hogs spinning
+// throughout. Nothing if the first round failed: it will not get better.
+std::optional<Samples> run_rounds(Bench& bench, const std::string& transport, bool& all_ran) {
+  const CpuHogs hogs(bench.options.hogs);
+  if (hogs.running() < bench.options.hogs) {
+    std::fprintf(stderr, "harmonize-bench-barrier: could start only %d of %d CPU hogs\n",
+                 hogs.running(), bench.options.hogs);
+    return std::nullopt;
+  }
+  Samples samples;
+  for (int round = 0; round < bench.options.rounds; ++round) {
+    for (const std::string side : {"native", "harmonize"}) {
+      const auto result = measure(bench, transport, side, round);
+      if (!result && round == 0) return std::nullopt;
+      if (!result) {
+        all_ran = false;
+        continue;
+      }
+      for (const auto& [key, value] : *result) samples[side][key].push_back(value);
+    }
+  }
+  return samples;
+}
+
+void print_rows(const std::string& label, Samples& samples) {
+  const auto native_in_call = median(samples["native"]["in_call"]);
+  for (const std::string side : {"native", "harmonize"}) {
+    auto& s = samples[side];
+    const auto p50 = median(s["p50"]), p99 = median(s["p99"]), max = median(s["max"]);
+    const auto missed = median(s["missed"]), in_call = median(s["in_call"]);
+    if (!p50) {
+      std::printf("%-11s %-10s %10s\n", label.c_str(), side.c_str(), "failed");
+      continue;
+    }
+    const auto percent = [](const std::optional<double>& rate) {
+      char text[16];
+      std::snprintf(text, sizeof text, "%.3f%%", rate ? 100 * *rate : 0.0);
+      return std::string(rate ? text : "-");
+    };
+    const auto bound = median(s["bound"]);
+    const std::string bound_text = bound ? "<= " + nanoseconds(*bound) : "-";
+    char ratio[16];
+    std::snprintf(ratio, sizeof ratio, "%.2fx", native_in_call ? *in_call / *native_in_call : 0);
+    const auto load = median(s["load"]);
+    char load_text[16];
+    std::snprintf(load_text, sizeof load_text, "%.2f", load ? *load : 0.0);
+    const bool native = side == "native";
+    std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s %6s\n", label.c_str(),
+                side.c_str(), nanoseconds(*p50).c_str(), nanoseconds(*p99).c_str(),
+                nanoseconds(*max).c_str(), native ? "-" : bound_text.c_str(),
+                native ? "-" : percent(missed).c_str(),
+                native ? "-" : percent(median(s["late"])).c_str(), nanoseconds(*in_call).c_str(),
+                ratio, load ? load_text : "-");
+  }
+}
+
+void print_header(const Options& options) {
+  std::printf(
+      "# harmonize-bench-barrier: true exit skew of MPI_Barrier, 2 ranks, %ld calls after "
+      "%.1f s warm-up, median of %d rounds\n# harmonized side on test clocks +-%s / "
+      "+-%s; library %s\n",
+      options.calls, options.warmup, options.rounds, options.offset.c_str(), options.drift.c_str(),
+      options.library.c_str());
+  if (!options.env.empty())
+    std::printf("# harmonized side's extra environment: %s\n", joined(options.env).c_str());
+  std::printf(
+      "# %d CPU hogs spinning beside the ranks, %ld cores online; load: 1-minute load average "
+      "after each run\n",
+      options.hogs, sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s %6s\n", "transport", "side",
+              "skew p50", "skew p99", "skew max", "clock err", "missed", "late", "time in call",
+              "vs native", "load");
 }
 
 int run_driver(int argc, char** argv) {
@@ -225,6 +446,7 @@ int run_driver(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
+  stop_children_on_signals();  // Ctrl-C must not leave jobs or hogs running
   const std::string self = executable_path();
   if (options.library.empty()) options.library = default_library(self);
   const Flavor flavor = detect_flavor(options.mpiexec);
@@ -234,90 +456,23 @@ int run_driver(int argc, char** argv) {
     else
       options.transports = {""};
   }
-  const std::vector<std::string> env = clean_environment();
-  std::printf(
-      "# harmonize-bench-barrier: true exit skew of MPI_Barrier, 2 ranks, %ld calls after "
-      "%.1f s warm-up, median of %d rounds\n# harmonized side on test clocks +-%s / "
-      "+-%s; library %s\n",
-      options.calls, options.warmup, options.rounds, options.offset.c_str(), options.drift.c_str(),
-      options.library.c_str());
-  std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s\n", "transport", "side", "skew p50",
-              "skew p99", "skew max", "clock err", "missed", "late", "time in call", "vs native");
-  char report_dir[] = "/tmp/harmonize-bench-XXXXXX";
-  if (mkdtemp(report_dir) == nullptr) {
+  const ReportDir report_dir;
+  if (!report_dir.ok()) {
     std::fprintf(stderr, "harmonize-bench-barrier: cannot create a temporary directory\n");
     return 1;
   }
-  const std::string report_path = std::string(report_dir) + "/report.json";
+  print_header(options);
   std::fflush(stdout);
+  Bench bench{options, flavor, self, clean_environment(), report_dir.report(), {}};
   bool all_ran = true;
-  std::vector<std::string> last_command;
   for (const std::string& transport : options.transports) {
-    std::vector<std::string> launcher_args;
-    if (!transport.empty()) launcher_args = {"--mca", "btl", transport};
-    std::map<std::string, std::map<std::string, std::vector<double>>> samples;
-    for (int round = 0; round < options.rounds; ++round) {
-      for (const std::string side : {"native", "harmonize"}) {
-        std::vector<std::string> rank_environment;
-        if (side == "harmonize") {
-          rank_environment = {"LD_PRELOAD=" + options.library,
-                              "HARMONIZE_MODE=harmonize",
-                              "HARMONIZE_REPORT=" + report_path,
-                              "HARMONIZE_QUIET=1",
-                              "HARMONIZE_TEST_CLOCK_OFFSET=" + options.offset,
-                              "HARMONIZE_TEST_CLOCK_DRIFT=" + options.drift,
-                              "HARMONIZE_TEST_CLOCK_SEED=" + std::to_string(round + 1)};
-        }
-        std::vector<std::string> args =
-            launch_command(options.mpiexec, flavor, 2, launcher_args, rank_environment);
-        args.insert(args.end(), {self, std::string(kWorkerFlag), std::to_string(options.calls),
-                                 std::to_string(options.warmup)});
-        if (side == "harmonize") last_command = args;
-        const Captured run = run_capture(args, env);
-        auto result = run.status == 0 ? parse_result(run.output) : std::nullopt;
-        if (result && side == "harmonize") add_library_view(report_path, *result);
-        if (!result) {
-          std::fprintf(stderr, "harmonize-bench-barrier: '%s' failed (status %d)\n",
-                       joined(args).c_str(), run.status);
-          if (round == 0) return 1;  // it will not get better: say so once
-          all_ran = false;
-          continue;
-        }
-        for (const auto& [key, value] : *result) samples[side][key].push_back(value);
-      }
-    }
-    const std::string label = transport.empty() ? "default" : transport;
-    const auto native_in_call = median(samples["native"]["in_call"]);
-    for (const std::string side : {"native", "harmonize"}) {
-      auto& s = samples[side];
-      const auto p50 = median(s["p50"]), p99 = median(s["p99"]), max = median(s["max"]);
-      const auto missed = median(s["missed"]), in_call = median(s["in_call"]);
-      if (!p50) {
-        std::printf("%-11s %-10s %10s\n", label.c_str(), side.c_str(), "failed");
-        continue;
-      }
-      const auto percent = [](const std::optional<double>& rate) {
-        char text[16];
-        std::snprintf(text, sizeof text, "%.3f%%", rate ? 100 * *rate : 0.0);
-        return std::string(rate ? text : "-");
-      };
-      const auto bound = median(s["bound"]);
-      const std::string bound_text = bound ? "<= " + nanoseconds(*bound) : "-";
-      char ratio[16];
-      std::snprintf(ratio, sizeof ratio, "%.2fx", native_in_call ? *in_call / *native_in_call : 0);
-      const bool native = side == "native";
-      std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s\n", label.c_str(), side.c_str(),
-                  nanoseconds(*p50).c_str(), nanoseconds(*p99).c_str(), nanoseconds(*max).c_str(),
-                  native ? "-" : bound_text.c_str(), native ? "-" : percent(missed).c_str(),
-                  native ? "-" : percent(median(s["late"])).c_str(), nanoseconds(*in_call).c_str(),
-                  ratio);
-    }
+    auto samples = run_rounds(bench, transport, all_ran);
+    if (!samples) return 1;
+    print_rows(transport.empty() ? "default" : transport, *samples);
     std::fflush(stdout);
   }
-  rmdir(report_dir);
-  std::printf("# reproduce: %s --mpiexec %s --library %s --rounds %d --calls %ld\n", self.c_str(),
-              options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.calls);
-  std::printf("# one harmonized worker: %s\n", joined(last_command).c_str());
+  std::printf("# reproduce: %s\n", shell_joined(reproduce_command(self, options)).c_str());
+  std::printf("# one harmonized worker: %s\n", shell_joined(bench.last_command).c_str());
   return all_ran ? 0 : 1;
 }
 

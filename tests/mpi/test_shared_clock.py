@@ -30,8 +30,12 @@ BARRIERS = PROGRAMS / "barrier_loop"
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "7"}
 PER_PROCESS = {**TEST_CLOCKS, "HARMONIZE_TEST_CLOCK_SCOPE": "process"}
-AFTER_SYNC_BOUND = 1e-6  # shared memory, 2 ranks (test_clock.py)
-OVERSUBSCRIBED = 20  # 4 ranks on 2 cores (test_clock.py)
+# Right after a sync every rank's true error must be within the bound its
+# sync proves (never otherwise), and that bound a useful one: at most this,
+# thousands of times below the 36-122 ms a copied model leaves. A loaded core
+# stretches the ping-pongs and the bound with them; a fixed 1 us on the true
+# error flaked under ctest -j2 (4.9-6.9 us, twice in a row).
+USEFUL_BOUND = {2: 20e-6, 4: 400e-6}
 WARNING = "clocks of its processes disagree by"
 
 
@@ -48,11 +52,19 @@ def clockcheck(nprocs, env):
     return json.loads(lines[0])
 
 
-def true_error_after_sync(nprocs, env, bound):
-    """The worst rank's true error right after a sync; one fresh run tells a
-    load burst from a broken sync (test_clock.py, within_bounds_or_rerun)."""
-    error = clockcheck(nprocs, env)["max"]["true_error_after_sync_ns"] * 1e-9
-    return error if error < bound else clockcheck(nprocs, env)["max"]["true_error_after_sync_ns"] * 1e-9
+def worst_bound(report):
+    return max(rank["bound_after_sync_ns"] for rank in report["per_rank"]) * 1e-9
+
+
+def assert_synced_within_bounds(nprocs, env):
+    """One fresh run tells a load burst from a broken sync (test_clock.py,
+    within_bounds_or_rerun); a true error beyond its bound fails at once."""
+    report = clockcheck(nprocs, env)
+    if worst_bound(report) >= USEFUL_BOUND[nprocs]:
+        report = clockcheck(nprocs, env)
+    for rank in report["per_rank"]:
+        assert rank["bound_within"], rank
+    assert worst_bound(report) < USEFUL_BOUND[nprocs], report["per_rank"]
 
 
 def barrier_job(tmp_path, nprocs, env, barriers=3000, name="job"):
@@ -101,7 +113,7 @@ def figures(world):
 
 def test_two_processes_with_their_own_clocks_are_synced_individually(tmp_path):
     # The clock: exact ground truth per rank (its own skew).
-    assert true_error_after_sync(2, PER_PROCESS, AFTER_SYNC_BOUND) < AFTER_SYNC_BOUND
+    assert_synced_within_bounds(2, PER_PROCESS)
     # The barrier, its warning and report.
     report, stderr = harmonized_job(tmp_path, 2, PER_PROCESS)
     warnings = fallback_warnings(stderr)
@@ -121,8 +133,7 @@ def test_two_processes_with_their_own_clocks_are_synced_individually(tmp_path):
 
 def test_four_processes_on_two_virtual_nodes_with_their_own_clocks(tmp_path):
     env = {**PER_PROCESS, "HARMONIZE_TEST_NODE_SIZE": "2"}
-    bound = OVERSUBSCRIBED * AFTER_SYNC_BOUND
-    assert true_error_after_sync(4, env, bound) < bound
+    assert_synced_within_bounds(4, env)
     report, stderr = harmonized_job(tmp_path, 4, env)
     warnings = fallback_warnings(stderr)
     assert len(warnings) == 1 and " and 1 more: " in warnings[0], stderr

@@ -29,7 +29,7 @@ TEST_CASE("defaults make a valid off policy", "[config]") {
   REQUIRE(result.ok());
   CHECK(result.policy.mode == Mode::off);
   CHECK_FALSE(result.policy.slack);
-  CHECK(result.policy.slack_growth == 1.1);
+  CHECK(result.policy.miss_target == Approx(0.0025));
   CHECK(result.policy.resync_interval == 1.0);
   CHECK(result.policy.sync == Scheme::h2hca);
   CHECK(result.policy.report == "harmonize-%j.json");
@@ -53,7 +53,7 @@ TEST_CASE("every table default passes its own validation", "[config]") {
 TEST_CASE("values are typed", "[config]") {
   const PolicyResult result = build_policy({{"HARMONIZE_MODE", "harmonize"},
                                             {"HARMONIZE_SLACK", "20us"},
-                                            {"HARMONIZE_SLACK_GROWTH", "2"},
+                                            {"HARMONIZE_MISS_TARGET", "2%"},
                                             {"HARMONIZE_SYNC", "hca3"},
                                             {"HARMONIZE_TEST_CLOCK_OFFSET", "1ms"},
                                             {"HARMONIZE_TEST_CLOCK_DRIFT", "50ppm"},
@@ -63,7 +63,7 @@ TEST_CASE("values are typed", "[config]") {
   REQUIRE(result.ok());
   CHECK(result.policy.mode == Mode::harmonize);
   CHECK(*result.policy.slack == Approx(20e-6));
-  CHECK(result.policy.slack_growth == 2.0);
+  CHECK(result.policy.miss_target == Approx(0.02));
   CHECK(result.policy.sync == Scheme::hca3);
   CHECK(result.policy.test_clock_offset == Approx(1e-3));
   CHECK(result.policy.test_clock_drift == Approx(50e-6));
@@ -86,8 +86,11 @@ TEST_CASE("a bad value names the variable, the value and what is accepted", "[co
        "HARMONIZE_SLACK='20' is not valid: expected 'auto' or a duration with unit ns, us, ms or "
        "s, from 1ns to 10s (e.g. 20us)"},
       {"HARMONIZE_SLACK", "0", nullptr},
-      {"HARMONIZE_SLACK_GROWTH", "1", nullptr},
-      {"HARMONIZE_SLACK_GROWTH", "abc", nullptr},
+      {"HARMONIZE_MISS_TARGET", "0.5", nullptr},  // a percentage needs its unit
+      {"HARMONIZE_MISS_TARGET", "60%",
+       "HARMONIZE_MISS_TARGET='60%' is not valid: expected a percentage, from 0.01% to 50% (e.g. "
+       "0.25%)"},
+      {"HARMONIZE_MISS_TARGET", "0%", nullptr},
       {"HARMONIZE_RESYNC_INTERVAL", "10us", nullptr},
       {"HARMONIZE_FITPOINTS", "0",
        "HARMONIZE_FITPOINTS='0' is not valid: expected a whole number from 1 to 10000"},
@@ -106,6 +109,15 @@ TEST_CASE("a bad value names the variable, the value and what is accepted", "[co
                                  0) == 0);
     if (c.message) CHECK(result.errors[0] == c.message);
   }
+}
+
+TEST_CASE("a retired variable is an error naming what replaced it", "[config]") {
+  const PolicyResult result = build_policy({{"HARMONIZE_SLACK_GROWTH", "1.1"}}, no_files());
+  REQUIRE(result.errors.size() == 1);
+  CHECK(result.errors[0] ==
+        "HARMONIZE_SLACK_GROWTH='1.1' is no longer read: the slack is no longer grown by a factor "
+        "after a miss but chosen by cost from the measured needs of the calls; bound its misses "
+        "with HARMONIZE_MISS_TARGET instead (docs/barrier.md)");
 }
 
 TEST_CASE("an unknown HARMONIZE_ name is an error with a suggestion", "[config]") {
@@ -268,7 +280,7 @@ TEST_CASE("the canonical text compares parsed values, not spellings", "[config]"
   CHECK(canonical("HARMONIZE_SLACK", "auto") != canonical("HARMONIZE_SLACK", "20us"));
   CHECK(canonical("HARMONIZE_RESYNC_INTERVAL", "1s") ==
         canonical("HARMONIZE_RESYNC_INTERVAL", "1000ms"));
-  CHECK(canonical("HARMONIZE_SLACK_GROWTH", "1.5") == canonical("HARMONIZE_SLACK_GROWTH", "1.50"));
+  CHECK(canonical("HARMONIZE_MISS_TARGET", "1%") == canonical("HARMONIZE_MISS_TARGET", "1.0%"));
   CHECK(canonical("HARMONIZE_FITPOINTS", "8") == canonical("HARMONIZE_FITPOINTS", "08"));
   CHECK(canonical("HARMONIZE_TEST_CLOCK_DRIFT", "0") ==
         canonical("HARMONIZE_TEST_CLOCK_DRIFT", "0ppm"));

@@ -53,6 +53,8 @@ std::string other_value(const Variable& v) {
       return v.default_value == "1" ? "0" : "1";
     case Kind::ppm:
       return format_number(v.max) + "ppm";
+    case Kind::percent:
+      return format_number(v.max) + "%";
     case Kind::report:
       return "other-%j.json";
     case Kind::text:

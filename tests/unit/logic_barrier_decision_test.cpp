@@ -4,22 +4,31 @@
 
 #include "harmonize/logic/barrier_decision.hpp"
 
-using harmonize::logic::CallFlags;
-using harmonize::logic::decide;
 using harmonize::logic::late_exit_threshold;
 using harmonize::logic::resync_interval;
+using harmonize::logic::ResyncInputs;
+using harmonize::logic::wants_resync;
 
-TEST_CASE("rank 0 takes a deadline unless a clock expired or an old sync missed",
+TEST_CASE("a process asks for a resync when its clock expired or may have made it miss",
           "[logic][decision]") {
-  const auto ok = decide(CallFlags{}, 5.0, 0.5, 20e-6);
-  CHECK(!ok.resync);
-  CHECK(ok.deadline == 5.0 + 20e-6);
-  CHECK(decide({false, true}, 5.0, 0.001, 20e-6).resync);  // expired: always
-  CHECK(decide({true, false}, 5.0, 0.101, 20e-6).resync);  // a miss 101 ms after a sync
-  // A miss right after a sync is latency or scheduling, not clock error.
-  const auto fresh = decide({true, false}, 5.0, 0.1, 20e-6);
-  CHECK(!fresh.resync);
-  CHECK(fresh.deadline == 5.0 + 20e-6);
+  CHECK(!wants_resync(ResyncInputs{}));
+  CHECK(wants_resync({.expired = true, .sync_age = 0.001}));  // expired: always
+  // A third miss in a row 101 ms after a sync, by less than twice the
+  // clock's error bound.
+  const ResyncInputs near{
+      .misses_in_a_row = 3, .missed_by = 1.9e-6, .error_bound = 1e-6, .sync_age = 0.101};
+  CHECK(wants_resync(near));
+  // One or two misses are latency at the budget's rate, whatever the margin.
+  CHECK(!wants_resync(
+      {.misses_in_a_row = 2, .missed_by = 1e-9, .error_bound = 1e-6, .sync_age = 10}));
+  // Right after a sync it is latency or scheduling, whatever the bound.
+  CHECK(!wants_resync(
+      {.misses_in_a_row = 3, .missed_by = 1e-9, .error_bound = 1e-6, .sync_age = 0.1}));
+  // Missed by more than two clocks' errors can explain: the clock is not at
+  // fault, and a resync would not have prevented it.
+  CHECK(!wants_resync(
+      {.misses_in_a_row = 3, .missed_by = 2.1e-6, .error_bound = 1e-6, .sync_age = 10}));
+  CHECK(!wants_resync({.misses_in_a_row = 0, .missed_by = 0, .error_bound = 1, .sync_age = 10}));
 }
 
 TEST_CASE("the resync interval ramps 10, 30, 90 ms ... up to the configured one",

@@ -5,9 +5,10 @@
 
 namespace harmonize::logic {
 
-Decision decide(const CallFlags& any, double now, double sync_age, double slack) {
-  if (any.expired || (any.failed && sync_age > kMinSyncAgeForMissResync)) return {true, 0};
-  return {false, now + slack};
+bool wants_resync(const ResyncInputs& in) {
+  if (in.expired) return true;
+  return in.misses_in_a_row >= kMissesInARowForResync && in.sync_age > kMinSyncAgeForMissResync &&
+         !(in.missed_by > 2 * in.error_bound);
 }
 
 double resync_interval(int syncs, double configured) {

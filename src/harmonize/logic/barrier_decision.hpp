@@ -4,26 +4,30 @@
 // and outputs between processes).
 namespace harmonize::logic {
 
-// What each process contributes at the start of a call (combined with MAX
-// over the members, so any process's condition is everybody's).
-struct CallFlags {
-  bool failed = false;   // this process missed its last deadline
-  bool expired = false;  // its clock's last sync is older than the resync interval
-};
-
-// A miss this soon after a sync is latency or scheduling, not clock error:
-// resynchronizing again would only add cost (on an oversubscribed node a sync
-// takes up to a second). Paper 000 resyncs after every miss.
+// Whether this process asks for a resync at the start of a call (the wishes
+// are combined with MAX, so any member's is everybody's, and every member
+// decides on the same agreed value).
+//   - `expired`: its clock's last sync is older than the resync interval;
+//   - or its clock may be at fault: it missed its last
+//     kMissesInARowForResync deadlines (latency misses at the budget's rate
+//     come alone; a clock that runs ahead misses call after call), the last
+//     by `missed_by`, within what two clocks each within `error_bound` of the
+//     reference can disagree by. A miss by more than that is latency or
+//     scheduling, and a resync (milliseconds over TCP) would not have
+//     prevented it. Paper 000 resyncs after every miss; over a noisy network
+//     that was one resync every ~100 ms, each paid by one call.
+// A miss this soon after a sync is never the clock's (on an oversubscribed
+// node a sync takes up to a second).
 inline constexpr double kMinSyncAgeForMissResync = 0.1;
-
-// Rank 0's choice for one harmonized call (paper 000, Algorithm 1): resync
-// first, or the deadline `now + slack`. `sync_age`: seconds since the last
-// sync on the communicator's clock.
-struct Decision {
-  bool resync = false;
-  double deadline = 0;  // meaningful when !resync
+inline constexpr int kMissesInARowForResync = 3;
+struct ResyncInputs {
+  bool expired = false;
+  int misses_in_a_row = 0;
+  double missed_by = 0;    // seconds past the deadline, when it missed
+  double error_bound = 0;  // of its clock now
+  double sync_age = 0;     // seconds since the last sync
 };
-Decision decide(const CallFlags& any, double now, double sync_age, double slack);
+bool wants_resync(const ResyncInputs& in);
 
 // How long a sync stays valid, given how many syncs the clock has had. A
 // first sync cannot know the drift (its points span a millisecond), so the

@@ -2,38 +2,189 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 
 namespace harmonize::logic {
+
+int NeedHistogram::bin_of(double need) {
+  if (!(need > kLowest)) return 0;  // also NaN: a need is never lost
+  const double bin = std::floor(std::log(need / kLowest) / std::log(kRatio));
+  return static_cast<int>(std::min(bin, static_cast<double>(kBins - 1)));
+}
+
+namespace {
+
+// The bins' upper edges, computed once: every choice reads all of them.
+const std::array<double, NeedHistogram::kBins>& upper_edges() {
+  static const std::array<double, NeedHistogram::kBins> edges = [] {
+    std::array<double, NeedHistogram::kBins> e{};
+    for (int bin = 0; bin < NeedHistogram::kBins; ++bin)
+      e[static_cast<std::size_t>(bin)] =
+          NeedHistogram::kLowest * std::pow(NeedHistogram::kRatio, bin + 1);
+    return e;
+  }();
+  return edges;
+}
+
+}  // namespace
+
+double NeedHistogram::upper_edge(int bin) {
+  return upper_edges()[static_cast<std::size_t>(bin)];
+}
+
+void NeedHistogram::add(double need) {
+  counts_[static_cast<std::size_t>(bin_of(need))] += 1;
+  total_ += 1;
+}
+
+void NeedHistogram::scale(double factor) {
+  for (double& count : counts_) count *= factor;
+  total_ *= factor;
+}
+
+namespace {
+
+// The budget is kept once the histogram holds this many needs per missed
+// call the budget allows (800 needs for 0.25 %).
+constexpr double kBudgetResolution = 2.0;
+
+double cost_of_valid_call(double base_cost, double slack, double flagged_rate) {
+  return flagged_rate >= 1 ? std::numeric_limits<double>::infinity()
+                           : (base_cost + slack) / (1 - flagged_rate);
+}
+
+}  // namespace
+
+SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double miss_target,
+                         double min, double max, double fallback, double lates_per_spin_second) {
+  const double total = needs.total();
+  if (!(total > 0)) return {std::clamp(fallback, min, max), 0};
+  constexpr std::size_t kBins = NeedHistogram::kBins;
+  static const double kInverseSqrtRatio = 1 / std::sqrt(NeedHistogram::kRatio);
+  // above[b]: the weight of the needs in bins b and higher; below[b] and
+  // below_sum[b]: the weight of bins under b, and of their needs (each at its
+  // bin's geometric centre), for the expected spin E[(slack - need)+].
+  std::array<double, kBins + 1> above{}, below{}, below_sum{};
+  for (std::size_t bin = kBins; bin-- > 0;) above[bin] = above[bin + 1] + needs.count(int(bin));
+  for (std::size_t bin = 0; bin < kBins; ++bin) {
+    const double centre = upper_edges()[bin] * kInverseSqrtRatio;
+    below[bin + 1] = below[bin] + needs.count(int(bin));
+    below_sum[bin + 1] = below_sum[bin] + needs.count(int(bin)) * centre;
+  }
+  // A slack covering bins [0, covered) and charged the others as misses.
+  const auto choice = [&](double slack, std::size_t covered) {
+    const double spin = std::max(0.0, (slack * below[covered] - below_sum[covered]) / total);
+    const double late = std::min(1.0, lates_per_spin_second * spin);
+    return SlackChoice{slack, std::min(1.0, above[covered] / total + late)};
+  };
+  // A slack inside a bin is charged the whole bin (conservative).
+  const auto at = [&](double slack) {
+    return choice(slack, static_cast<std::size_t>(NeedHistogram::bin_of(slack)));
+  };
+
+  // Every candidate slack, smallest first: the minimum, each bin's upper
+  // edge in between, the maximum.
+  std::array<SlackChoice, kBins + 2> storage;  // no allocation inside MPI_Barrier
+  std::size_t count = 0;
+  storage[count++] = at(min);
+  for (std::size_t bin = 0; bin < kBins; ++bin) {
+    const double edge = upper_edges()[bin];
+    if (edge <= min) continue;
+    if (edge >= max) break;
+    storage[count++] = choice(edge, bin + 1);
+  }
+  if (max > min) storage[count++] = at(max);
+  const std::span<const SlackChoice> candidates(storage.data(), count);
+  const auto cost = [&](const SlackChoice& c) {
+    return cost_of_valid_call(base_cost, c.slack, c.flagged_rate);
+  };
+  const SlackChoice cheapest = *std::min_element(
+      candidates.begin(), candidates.end(),
+      [&](const SlackChoice& a, const SlackChoice& b) { return cost(a) < cost(b); });
+  // Every slack loses every call: the largest comes closest.
+  if (!std::isfinite(cost(cheapest))) return candidates.back();
+  // Too few needs to resolve the budget: one hiccup among a few hundred
+  // calls would look like a miss rate to be paid for by every call.
+  if (total < kBudgetResolution / miss_target) return cheapest;
+
+  // Affordable: no smaller than the cheapest slack (an expensive iteration
+  // buys fewer misses than the budget allows) and costing at most twice as
+  // much. The smallest affordable slack within the budget wins; if none is,
+  // the budget counts the losses an affordable slack can prevent: the fewest
+  // any achieves, plus the budget.
+  constexpr double kAffordable = 2.0;
+  const auto affordable = [&](const SlackChoice& c) {
+    return c.slack >= cheapest.slack && cost(c) <= kAffordable * cost(cheapest);
+  };
+  double fewest = cheapest.flagged_rate;
+  for (const SlackChoice& c : candidates)
+    if (affordable(c)) fewest = std::min(fewest, c.flagged_rate);
+  const double allowed = fewest <= miss_target ? miss_target : fewest + miss_target;
+  for (const SlackChoice& c : candidates)
+    if (affordable(c) && c.flagged_rate <= allowed) return c;
+  return cheapest;
+}
 
 SlackController::SlackController(const SlackSettings& settings)
     : settings_(settings),
       slack_(std::clamp(settings.initial, settings.min, settings.max)),
       largest_(slack_),
-      smallest_(slack_),
-      shrink_factor_(std::pow(settings.growth,
-                              -settings.target_miss_rate / (1.0 - settings.target_miss_rate))) {}
+      smallest_(slack_) {}
 
-void SlackController::on_outcome(bool any_missed) {
-  slack_ = any_missed ? std::min(settings_.max, slack_ * settings_.growth)
-                      : std::max(settings_.min, slack_ * shrink_factor_);
+void SlackController::on_call(const Outcome& outcome, double last_entry) {
+  if (has_previous_entry_) {
+    // What an iteration costs besides the slack that was in force.
+    periods_[static_cast<std::size_t>(periods_seen_ % kPeriods)] =
+        std::max(0.0, last_entry - previous_entry_ - slack_);
+    periods_seen_ += 1;
+  }
+  previous_entry_ = last_entry;
+  has_previous_entry_ = true;
+  if (outcome.need >= 0) {
+    needs_.add(outcome.need);
+    spin_seconds_ += std::max(0.0, outcome.slack - outcome.need);
+    lates_ += outcome.late ? 1 : 0;
+  }
+  calls_ += 1;
+  if (calls_ % kHalfLife == 0) {
+    needs_.scale(0.5);
+    spin_seconds_ *= 0.5;
+    lates_ *= 0.5;
+  }
+  if (calls_ % kChooseEvery == 0) choose();
+}
+
+void SlackController::choose() {
+  double base_cost = 0;
+  if (periods_seen_ > 0) {
+    const int n = std::min(periods_seen_, kPeriods);
+    std::array<double, kPeriods> sorted = periods_;
+    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
+    base_cost = sorted[static_cast<std::size_t>(n / 2)];
+  }
+  const double lates_per_spin_second = spin_seconds_ > 0 ? lates_ / spin_seconds_ : 0;
+  slack_ = choose_slack(needs_, base_cost, settings_.miss_target, settings_.min, settings_.max,
+                        slack_, lates_per_spin_second)
+               .slack;
   largest_ = std::max(largest_, slack_);
   smallest_ = std::min(smallest_, slack_);
 }
 
-SlackSettings derive_slack(const MeasuredLatency& latency, double growth,
+SlackSettings derive_slack(const MeasuredLatency& latency, double miss_target,
                            const double* explicit_initial, const double* explicit_min,
                            const double* explicit_max) {
   // Below ~100 ns a clock read and a cache miss already eat the slack.
   constexpr double kFloor = 100e-9;
   constexpr double kCeiling = 1.0;
   SlackSettings s;
-  s.growth = growth;
+  s.miss_target = miss_target;
   s.min = explicit_min ? *explicit_min : kFloor;
   s.max = explicit_max
               ? *explicit_max
               : std::min(kCeiling, std::max(1000 * std::max(latency.median, kFloor), 10e-3));
-  // Twice the 90th percentile covers the broadcast and the spread of its
-  // arrival; the controller trims it from there.
+  // Twice the 90th percentile covers the agreement and the spread of its
+  // arrival until the first choice (256 calls in) replaces it.
   s.initial = explicit_initial ? *explicit_initial : std::max(kFloor, 2 * latency.p90);
   // An explicit slack outside the derived bounds widens them rather than
   // being silently clamped (explicit bounds were checked against it).

@@ -35,6 +35,21 @@ double median_read_cost(const clock::GlobalClock& clock) {
   return costs[kSamples / 2];
 }
 
+// Spins until `deadline` on `clock`; returns the read that ended the spin.
+// A plain spin: the CPU's pause instruction between reads (x86 `pause`)
+// was measured against it and left later (docs/barrier.md, "Spin").
+double wait_until(const clock::GlobalClock& clock, double deadline, bool yield) {
+  double t = clock.now();
+  if (yield) {
+    while (t < deadline) {
+      sched_yield();
+      t = clock.now();
+    }
+  }
+  while (t < deadline) t = clock.now();
+  return t;
+}
+
 // Flags travel as doubles through a MAX reduction: any member's is everybody's.
 double as_double(bool value) {
   return value ? 1.0 : 0.0;
@@ -58,11 +73,11 @@ void BarrierProtocol::resync_agreed() {
     failure = std::string("clock sync: ") + error.what();
   }
   record_.stats.resyncs += 1;
+  misses_in_a_row_ = 0;  // a fresh clock starts a fresh count
   if (settings_.truth) record_.stats.resync_seconds += settings_.truth->now() - start;
-  double failed = as_double(!failure.empty());
+  const double failed = as_double(!failure.empty());
   double any = 0;
-  members_.reduce_to_root(std::span(&failed, 1), std::span(&any, 1), sync::ReduceOp::max, 0);
-  members_.broadcast_from_root(std::span(&any, 1), 0);
+  members_.all_reduce(std::span(&failed, 1), std::span(&any, 1), sync::ReduceOp::max);
   if (any == 0) return;
   not_harmonized_ = failure.empty() ? "a clock sync failed on another member" : failure;
   if (settings_.on_give_up) settings_.on_give_up(not_harmonized_);
@@ -73,40 +88,61 @@ void BarrierProtocol::prepare_first_call() {
   // inherited clock that has aged (a communicator created seconds after the
   // last world sync, offset-only, drifting) would turn its error into the
   // slack: resync first when it has expired (or when there is no clock yet).
-  double expired = as_double(!clock_.ready() || clock_.clock().now() > clock_.expires_at());
+  const double expired = as_double(!clock_.ready() || clock_.clock().now() > clock_.expires_at());
   double any = 0;
-  members_.reduce_to_root(std::span(&expired, 1), std::span(&any, 1), sync::ReduceOp::max, 0);
-  members_.broadcast_from_root(std::span(&any, 1), 0);
+  members_.all_reduce(std::span(&expired, 1), std::span(&any, 1), sync::ReduceOp::max);
   if (any != 0) resync_agreed();
   if (!given_up()) measure_slack();
 }
 
 void BarrierProtocol::measure_slack() {
-  // The deadline must reach every process before it passes: measure how long
-  // the root's broadcast takes to arrive, on the global clock, after a
-  // warm-up that pays for lazy connection set-up (over TCP the first
-  // messages of a pair take milliseconds and would inflate the slack).
+  // What a call needs: the time from the last entry until the last process
+  // knows the deadline, on the global clock, measured with the agreement
+  // itself after a warm-up that pays for lazy connection set-up (over TCP the
+  // first messages of a pair take milliseconds and would inflate the slack).
+  // Each round carries the previous round's need, so every member ends up
+  // with the same needs and derives the same slack.
   constexpr int kWarmUp = 8;
   constexpr int kRounds = 32;
-  const int rank = members_.rank();
-  std::vector<double> latencies;
-  for (int round = 0; round < kWarmUp + kRounds; ++round) {
-    double sent = rank == 0 ? clock_.clock().now() : 0.0;
-    members_.broadcast_from_root(std::span(&sent, 1), 0);
-    const double arrival = rank == 0 ? 0.0 : clock_.clock().now() - sent;
-    double latest = 0;
-    members_.reduce_to_root(std::span(&arrival, 1), std::span(&latest, 1), sync::ReduceOp::max, 0);
-    if (round >= kWarmUp) latencies.push_back(latest);
+  std::vector<double> needs;
+  double need = -1;
+  for (int round = 0; round <= kWarmUp + kRounds; ++round) {
+    const double in[2] = {clock_.clock().now(), need};
+    double agreed[2] = {0, 0};
+    members_.all_reduce(in, agreed, sync::ReduceOp::max);
+    need = std::max(0.0, clock_.clock().now() - agreed[0]);
+    if (round > kWarmUp) needs.push_back(agreed[1]);
   }
   slack_measured_ = true;
   late_threshold_ = logic::late_exit_threshold(median_read_cost(clock_.clock()));
-  if (rank != 0) return;
-  std::sort(latencies.begin(), latencies.end());
-  const logic::MeasuredLatency measured{latencies[latencies.size() / 2],
-                                        latencies[latencies.size() * 9 / 10]};
+  std::vector<double> sorted = needs;
+  std::sort(sorted.begin(), sorted.end());
+  const logic::MeasuredLatency measured{sorted[sorted.size() / 2], sorted[sorted.size() * 9 / 10]};
   const auto pointer = [](const std::optional<double>& value) { return value ? &*value : nullptr; };
-  slack_.emplace(logic::derive_slack(measured, settings_.slack_growth, pointer(settings_.slack),
+  slack_.emplace(logic::derive_slack(measured, settings_.miss_target, pointer(settings_.slack),
                                      pointer(settings_.slack_min), pointer(settings_.slack_max)));
+  for (const double measured_need : needs) slack_->seed(measured_need);
+}
+
+BarrierProtocol::Agreement BarrierProtocol::agree(double start, bool wants_resync) {
+  // Paper 000, Algorithm 1, with one collective instead of a reduce to rank 0
+  // and its broadcast: every member proposes its start plus the slack, and
+  // the latest proposal is the deadline. Nobody learns it before everybody
+  // has proposed, so it is still a barrier.
+  const double slack = slack_->current();
+  const double in[5] = {start + slack, start, as_double(wants_resync), pending_need_,
+                        as_double(pending_late_)};
+  double agreed[5] = {0, 0, 0, 0, 0};
+  members_.all_reduce(in, agreed, sync::ReduceOp::max);
+  const double arrival = clock_.clock().now();
+  // The previous agreement's outcome, fed to the slack at the start of the
+  // next call, not now: the spin must start at once (a choice, every 256
+  // calls, costs microseconds).
+  pending_update_ = {{agreed[3], agreed[4] != 0, pending_slack_}, agreed[1]};
+  pending_need_ = std::max(0.0, arrival - agreed[1]);
+  pending_late_ = false;  // until this call's spin says otherwise
+  pending_slack_ = slack;
+  return {agreed[0], agreed[2] != 0, arrival};
 }
 
 int BarrierProtocol::native() {
@@ -158,6 +194,10 @@ int BarrierProtocol::harmonized() {
     prepare_first_call();
     if (given_up()) return unharmonized_call();
   }
+  if (pending_update_) {
+    slack_->on_call(pending_update_->outcome, pending_update_->last_entry);
+    pending_update_.reset();
+  }
   const bool truth = settings_.record_truth;
   logic::CallTimes call;
   if (truth) call.enter_truth = settings_.truth->now();
@@ -165,51 +205,46 @@ int BarrierProtocol::harmonized() {
   const clock::GlobalClock* clock = &clock_.clock();
   double entered = clock->now();
 
-  // Paper 000, Algorithm 1: any member's flags reach rank 0, which decides.
-  double flags[2] = {as_double(last_failed_), as_double(entered > clock_.expires_at())};
-  double any[2] = {0, 0};
-  members_.reduce_to_root(flags, any, sync::ReduceOp::max, 0);
-  double deadline = 0;
-  if (members_.rank() == 0) {
-    slack_->on_outcome(any[0] != 0);
-    const double now = clock->now();
-    const logic::Decision decision =
-        logic::decide({any[0] != 0, any[1] != 0}, now, now - clock_.last_sync(), slack_->current());
-    deadline = decision.resync ? kResyncSignal : decision.deadline;
+  logic::ResyncInputs resync{.expired = entered > clock_.expires_at(),
+                             .misses_in_a_row = misses_in_a_row_};
+  if (misses_in_a_row_ >= logic::kMissesInARowForResync) {
+    resync.missed_by = last_missed_by_;
+    resync.error_bound = clock->error_bound_at(entered);
+    resync.sync_age = entered - clock_.last_sync();
   }
-  members_.broadcast_from_root(std::span(&deadline, 1), 0);
-  if (std::isnan(deadline)) {
-    const double waited = clock->now() - entered;
+  Agreement agreed = agree(entered, logic::wants_resync(resync));
+  if (agreed.resync) {
+    const double waited = agreed.arrival - entered;
     resync_agreed();
     if (given_up()) return unharmonized_call();
     clock = &clock_.clock();
-    entered = clock->now() - waited;  // the entry time on the new clock
-    if (members_.rank() == 0) deadline = clock->now() + slack_->current();
-    members_.broadcast_from_root(std::span(&deadline, 1), 0);
+    const double now = clock->now();
+    entered = now - waited;  // the entry time on the new clock
+    agreed = agree(now, false);
   }
+  const double deadline = agreed.deadline;
 
-  double t = clock->now();
+  double t = agreed.arrival;
   if (deadline < t) {
-    last_failed_ = true;
+    misses_in_a_row_ += 1;
+    last_missed_by_ = t - deadline;
     last_flag_ = 0;
     call.missed = true;
     stats.missed_calls += 1;
     stats.lateness.add(t - deadline);
   } else {
-    last_failed_ = false;
+    misses_in_a_row_ = 0;
     stats.wait.add(deadline - t);
-    if (settings_.yield_while_spinning) {
-      while (t < deadline) {
-        sched_yield();
-        t = clock->now();
-      }
-    }
-    while (t < deadline) t = clock->now();
+    t = wait_until(*clock, deadline, settings_.yield_while_spinning);
     // A process descheduled while spinning wakes after the deadline: it saw
-    // the deadline in time, yet it leaves late, and only it can know. Not fed
-    // to the slack (a longer spin is more exposed to preemption, not less)
-    // nor to the resync decision (the clock is not at fault).
+    // the deadline in time, yet it leaves late, and only it can know. Fed to
+    // the slack as the rate at which spins are preempted (a longer slack is a
+    // longer spin), not to the resync decision (the clock is not at fault).
     call.late = t - deadline > late_threshold_;
+    // Sharing a core, a yielding process is late by the scheduler's round
+    // whatever the spin's length: charging that to the slack would only turn
+    // lates into misses.
+    pending_late_ = call.late && !settings_.yield_while_spinning;
     last_flag_ = call.late ? 0 : 1;
   }
   // The read that ended the spin is the exit time: one read less per call.

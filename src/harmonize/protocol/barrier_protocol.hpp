@@ -23,7 +23,7 @@ struct ProtocolSettings {
   std::optional<double> slack;  // initial; nullopt: derived from the measured latency
   std::optional<double> slack_min;
   std::optional<double> slack_max;
-  double slack_growth = 1.1;
+  double miss_target = 0.0025;  // HARMONIZE_MISS_TARGET
   // In observe mode the log flush is the only point where members agree on
   // anything, so that is where an expired clock is resynchronized.
   bool resync_at_flush = false;
@@ -70,6 +70,14 @@ class BarrierProtocol {
   void flush_log();
   void prepare_first_call();
   void measure_slack();
+  // One agreement on a deadline (see the .cpp); `arrival`: when this process
+  // learned it, on the global clock.
+  struct Agreement {
+    double deadline = 0;
+    bool resync = false;
+    double arrival = 0;
+  };
+  Agreement agree(double start, bool wants_resync);
   // Ground truth (test clocks), with the bound already in `call`: this
   // process's true clock error at the exit against its bound; and, when there
   // was a deadline (not NaN), whether it truly left late and its flag did not
@@ -85,10 +93,21 @@ class BarrierProtocol {
   ProtocolSettings settings_;
   logic::CommRecord record_;
   logic::CallLog log_{512};  // small enough that observe's flush (and resync) comes often
-  std::optional<logic::SlackController> slack_;  // rank 0 only
+  std::optional<logic::SlackController> slack_;  // the same on every member
+  // The last agreement's need, late exit and slack (sent with the next), and
+  // what the slack learns from them at the start of the next call.
+  double pending_need_ = -1;
+  bool pending_late_ = false;
+  double pending_slack_ = 0;
+  struct SlackUpdate {
+    logic::SlackController::Outcome outcome;
+    double last_entry;
+  };
+  std::optional<SlackUpdate> pending_update_;
+  double last_missed_by_ = 0;
   bool slack_measured_ = false;
   double late_threshold_ = 0;  // set with the slack, at the first call
-  bool last_failed_ = false;
+  int misses_in_a_row_ = 0;
   int last_flag_ = -1;
   std::string not_harmonized_;
 };

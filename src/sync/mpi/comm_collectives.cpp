@@ -34,6 +34,22 @@ void CommCollectives::broadcast_from_root(std::span<double> values, int root) {
       "PMPI_Ibcast");
 }
 
+void CommCollectives::all_reduce(std::span<const double> in, std::span<double> out, ReduceOp op) {
+  const MPI_Op mpi_op = op == ReduceOp::max ? MPI_MAX : MPI_MIN;
+  const int count = static_cast<int>(in.size());
+  if (!yield_) {
+    check_mpi(PMPI_Allreduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, comm_),
+              "PMPI_Allreduce");
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(
+      wait_for(request,
+               PMPI_Iallreduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, comm_, &request),
+               true),
+      "PMPI_Iallreduce");
+}
+
 void CommCollectives::barrier() {
   check_mpi(PMPI_Barrier(comm_), "PMPI_Barrier");
 }

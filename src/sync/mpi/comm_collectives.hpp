@@ -24,6 +24,7 @@ class CommCollectives final : public Collectives {
   void reduce_to_root(std::span<const double> in, std::span<double> out, ReduceOp op,
                       int root) override;
   void broadcast_from_root(std::span<double> values, int root) override;
+  void all_reduce(std::span<const double> in, std::span<double> out, ReduceOp op) override;
   void barrier() override;  // the native barrier, PMPI_Barrier
 
  private:

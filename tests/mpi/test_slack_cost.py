@@ -1,0 +1,51 @@
+"""The slack against a CPU hog (issue 11).
+
+A program spinning beside two ranks on two cores preempts each of them for
+milliseconds now and then. No microsecond slack prevents the misses that
+causes, and a slack of milliseconds is a spin of milliseconds, itself
+preempted. The previous slack controller steered towards a fixed miss rate
+and ratcheted the slack up to milliseconds here (5 ms in every call, 46-67 %
+of calls late); the cost-based choice must keep it at what the calls need.
+
+The bounds hold with more load beside the test (CI runs the suite with a CPU
+hog of its own): the point is milliseconds against microseconds.
+"""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import PROGRAMS, run_mpi
+
+TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
+               "HARMONIZE_TEST_CLOCK_SEED": "5"}
+
+
+@pytest.fixture
+def cpu_hog():
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield hog
+    finally:
+        hog.kill()
+        hog.wait()
+
+
+def world_of(report):
+    return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
+
+
+def test_a_cpu_hog_does_not_drive_the_slack_to_milliseconds(tmp_path, cpu_hog):
+    # Over TCP, where the previous controller ended at 4.3 ms of slack.
+    report_path = tmp_path / "report.json"
+    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, **TEST_CLOCKS}
+    run_mpi(2, [PROGRAMS / "barrier_loop", "20000"], env=env, btl="self,tcp", timeout=500, check=True)
+    world = world_of(json.loads(report_path.read_text()))
+    assert world["truth_space_violations"] == 0
+    assert world["harmonized_calls"] == 20000
+    # What the calls need is ~10 us, and milliseconds when a process is
+    # preempted.
+    assert world["slack"]["final"] < 300e-6, world["slack"]
+    assert world["time_in_call"]["p50"] < 300e-6, world["time_in_call"]
+    assert world["late_rate"] < 0.2, (world["late_rate"], world["late_by"])
