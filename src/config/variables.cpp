@@ -116,10 +116,10 @@ constexpr std::array kVariables{
         "percentile of the needs measured before the first call (at least 100ns); the slack is "
         "then chosen by cost every 256 calls, see docs/barrier.md"),
     value<Kind::percent, &Policy::miss_target>(
-        "HARMONIZE_MISS_TARGET", "0.25%", 0.01, 50.0,
-        "miss budget: the largest share of harmonized calls the slack lets miss their deadline; "
-        "the slack is the cheapest within it (the cost of a valid call, a missed one being run "
-        "again), unless keeping it would more than double that cost"),
+        "HARMONIZE_MISS_TARGET", "0.25%", 0.1, 50.0,
+        "miss budget: the largest share of harmonized calls the slack lets end with flag 0 "
+        "(missed, or left late); the slack is the cheapest within it (the cost of a valid call, "
+        "a flagged one being run again), unless keeping it would more than double that cost"),
     value<Kind::duration_or_auto, &Policy::slack_min>(
         "HARMONIZE_SLACK_MIN", "auto", 1e-9, 10.0,
         "lower bound of the adaptive slack (auto: 100ns)"),

@@ -26,7 +26,7 @@ inline constexpr double kHarmonizedSkewLimit = 2e-6;
 // default; at most 50 %) unless keeping it costs too much (docs/barrier.md);
 // beyond 5 % (or the budget, if larger) the run is not what was asked for.
 inline constexpr double kUnreliableFailureRate = 0.05;
-// A call normally lasts about the slack plus a broadcast; far longer on
+// A call normally lasts about the slack plus an allreduce; far longer on
 // average means the slack ran away (issue 8, found running OSU over TCP:
 // 5.7 ms per call against a slack of tens of microseconds).
 inline constexpr double kRunawayFactor = 20.0;

@@ -62,7 +62,7 @@ int run_worker(int argc, char** argv) {
   const long calls = argc > 2 ? std::max(1L, std::atol(argv[2])) : 100000;
   const double warmup = argc > 3 ? std::atof(argv[3]) : 2.0;
   // Present only when the library is preloaded: the local flag of the last
-  // harmonized barrier (0 = this process missed its deadline).
+  // harmonized barrier (0 = this process missed its deadline or left late).
   using LastFlag = int (*)(MPI_Comm, int*);
   const auto last_flag =
       reinterpret_cast<LastFlag>(dlsym(RTLD_DEFAULT, "MPIX_Harmonize_last_flag"));
@@ -77,7 +77,7 @@ int run_worker(int argc, char** argv) {
   }
 
   std::vector<double> exits(static_cast<std::size_t>(calls));
-  std::vector<char> missed(static_cast<std::size_t>(calls), 0);
+  std::vector<char> flagged(static_cast<std::size_t>(calls), 0);
   double in_call = 0;
   for (long i = 0; i < calls; ++i) {
     const double entered = now();
@@ -87,20 +87,20 @@ int run_worker(int argc, char** argv) {
     in_call += left - entered;
     int flag = 1;
     if (last_flag != nullptr && last_flag(MPI_COMM_WORLD, &flag) == MPI_SUCCESS && flag == 0)
-      missed[static_cast<std::size_t>(i)] = 1;
+      flagged[static_cast<std::size_t>(i)] = 1;
   }
 
   std::vector<double> all_exits(rank == 0 ? exits.size() * static_cast<std::size_t>(size) : 0);
-  std::vector<char> all_missed(rank == 0 ? missed.size() * static_cast<std::size_t>(size) : 0);
+  std::vector<char> all_flagged(rank == 0 ? flagged.size() * static_cast<std::size_t>(size) : 0);
   MPI_Gather(exits.data(), static_cast<int>(calls), MPI_DOUBLE, all_exits.data(),
              static_cast<int>(calls), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  MPI_Gather(missed.data(), static_cast<int>(calls), MPI_CHAR, all_missed.data(),
+  MPI_Gather(flagged.data(), static_cast<int>(calls), MPI_CHAR, all_flagged.data(),
              static_cast<int>(calls), MPI_CHAR, 0, MPI_COMM_WORLD);
   double in_call_total = 0;
   MPI_Reduce(&in_call, &in_call_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     std::vector<double> skew(exits.size());
-    long missed_any = 0;
+    long flagged_any = 0;
     for (std::size_t c = 0; c < exits.size(); ++c) {
       double low = all_exits[c], high = all_exits[c];
       bool any = false;
@@ -108,16 +108,16 @@ int run_worker(int argc, char** argv) {
         const double t = all_exits[static_cast<std::size_t>(r) * exits.size() + c];
         low = std::min(low, t);
         high = std::max(high, t);
-        any = any || all_missed[static_cast<std::size_t>(r) * exits.size() + c];
+        any = any || all_flagged[static_cast<std::size_t>(r) * exits.size() + c];
       }
       skew[c] = high - low;
-      missed_any += any;
+      flagged_any += any;
     }
     std::sort(skew.begin(), skew.end());
-    std::printf("%.*s p50=%.9g p99=%.9g max=%.9g missed=%.9g in_call=%.9g\n",
+    std::printf("%.*s p50=%.9g p99=%.9g max=%.9g flagged=%.9g in_call=%.9g\n",
                 static_cast<int>(kResultTag.size()), kResultTag.data(), percentile(skew, 50),
                 percentile(skew, 99), skew.back(),
-                static_cast<double>(missed_any) / static_cast<double>(calls),
+                static_cast<double>(flagged_any) / static_cast<double>(calls),
                 in_call_total / static_cast<double>(calls * size));
   }
   MPI_Finalize();
@@ -142,7 +142,7 @@ struct Options {
 // More hogs than this only measure the scheduler.
 constexpr long kMaxHogs = 64;
 
-using Result = std::map<std::string, double>;  // p50, p99, max, missed, in_call[, load]
+using Result = std::map<std::string, double>;  // p50, p99, max, flagged, in_call[, load]
 
 std::optional<Result> parse_result(const std::string& output) {
   const auto at = output.find(kResultTag);
@@ -390,7 +390,7 @@ void print_rows(const std::string& label, Samples& samples) {
   for (const std::string side : {"native", "harmonize"}) {
     auto& s = samples[side];
     const auto p50 = median(s["p50"]), p99 = median(s["p99"]), max = median(s["max"]);
-    const auto missed = median(s["missed"]), in_call = median(s["in_call"]);
+    const auto flagged = median(s["flagged"]), in_call = median(s["in_call"]);
     if (!p50) {
       std::printf("%-11s %-10s %10s\n", label.c_str(), side.c_str(), "failed");
       continue;
@@ -411,7 +411,7 @@ void print_rows(const std::string& label, Samples& samples) {
     std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s %6s\n", label.c_str(),
                 side.c_str(), nanoseconds(*p50).c_str(), nanoseconds(*p99).c_str(),
                 nanoseconds(*max).c_str(), native ? "-" : bound_text.c_str(),
-                native ? "-" : percent(missed).c_str(),
+                native ? "-" : percent(flagged).c_str(),
                 native ? "-" : percent(median(s["late"])).c_str(), nanoseconds(*in_call).c_str(),
                 ratio, load ? load_text : "-");
   }
@@ -431,7 +431,7 @@ void print_header(const Options& options) {
       "after each run\n",
       options.hogs, sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("%-11s %-10s %10s %10s %10s %11s %9s %9s %13s %9s %6s\n", "transport", "side",
-              "skew p50", "skew p99", "skew max", "clock err", "missed", "late", "time in call",
+              "skew p50", "skew p99", "skew max", "clock err", "flagged", "late", "time in call",
               "vs native", "load");
 }
 

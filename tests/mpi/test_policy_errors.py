@@ -16,7 +16,7 @@ CASES = [
     ({"HARMONIZE_SLACK": "20"},
      "HARMONIZE_SLACK='20' is not valid: expected 'auto' or a duration with unit ns, us, ms or s"),
     ({"HARMONIZE_MISS_TARGET": "0.5"},
-     "HARMONIZE_MISS_TARGET='0.5' is not valid: expected a percentage, from 0.01% to 50%"),
+     "HARMONIZE_MISS_TARGET='0.5' is not valid: expected a percentage, from 0.1% to 50%"),
     ({"HARMONIZE_SLACK_GROWTH": "1.1"},
      "HARMONIZE_SLACK_GROWTH='1.1' is no longer read: the slack is no longer grown by a factor"),
     ({"HARMONIZE_FITPOINTS": "many"},

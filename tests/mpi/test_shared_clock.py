@@ -32,7 +32,7 @@ TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT
 PER_PROCESS = {**TEST_CLOCKS, "HARMONIZE_TEST_CLOCK_SCOPE": "process"}
 # Right after a sync every rank's true error must be within the bound its
 # sync proves (never otherwise), and that bound a useful one: at most this,
-# thousands of times below the 36-122 ms a copied model leaves. A loaded core
+# 90 to thousands of times below the 36-122 ms a copied model leaves. A loaded core
 # stretches the ping-pongs and the bound with them; a fixed 1 us on the true
 # error flaked under ctest -j2 (4.9-6.9 us, twice in a row).
 USEFUL_BOUND = {2: 20e-6, 4: 400e-6}

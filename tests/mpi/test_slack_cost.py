@@ -7,8 +7,9 @@ preempted. The previous slack controller steered towards a fixed miss rate
 and ratcheted the slack up to milliseconds here (5 ms in every call, 46-67 %
 of calls late); the cost-based choice must keep it at what the calls need.
 
-The bounds hold with more load beside the test (CI runs the suite with a CPU
-hog of its own): the point is milliseconds against microseconds.
+The bounds are relative to the native barrier measured beside the same hog
+(more load, from CI's own hog or a parallel test, slows both): the point is
+milliseconds against microseconds.
 """
 import json
 import subprocess
@@ -36,16 +37,25 @@ def world_of(report):
     return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
 
 
+def barrier_job(tmp_path, mode):
+    report_path = tmp_path / f"{mode}.json"
+    env = {"HARMONIZE_MODE": mode, "HARMONIZE_REPORT": report_path, **TEST_CLOCKS}
+    run_mpi(2, [PROGRAMS / "barrier_loop", "20000"], env=env, btl="self,tcp", timeout=500,
+            check=True)
+    return world_of(json.loads(report_path.read_text()))
+
+
 def test_a_cpu_hog_does_not_drive_the_slack_to_milliseconds(tmp_path, cpu_hog):
-    # Over TCP, where the previous controller ended at 4.3 ms of slack.
-    report_path = tmp_path / "report.json"
-    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, **TEST_CLOCKS}
-    run_mpi(2, [PROGRAMS / "barrier_loop", "20000"], env=env, btl="self,tcp", timeout=500, check=True)
-    world = world_of(json.loads(report_path.read_text()))
+    # Over TCP, where the previous controller ended at 4.3 ms of slack. The
+    # native barrier under the same load (observe mode) says what a call
+    # costs here, whatever else loads the machine.
+    native = barrier_job(tmp_path, "observe")["time_in_call"]["p50"]
+    world = barrier_job(tmp_path, "harmonize")
     assert world["truth_space_violations"] == 0
     assert world["harmonized_calls"] == 20000
     # What the calls need is ~10 us, and milliseconds when a process is
-    # preempted.
-    assert world["slack"]["final"] < 300e-6, world["slack"]
-    assert world["time_in_call"]["p50"] < 300e-6, world["time_in_call"]
+    # preempted; a working slack is a few native barriers.
+    ceiling = max(300e-6, 20 * native)
+    assert world["slack"]["final"] < ceiling, (world["slack"], native)
+    assert world["time_in_call"]["p50"] < ceiling, (world["time_in_call"], native)
     assert world["late_rate"] < 0.2, (world["late_rate"], world["late_by"])

@@ -88,9 +88,10 @@ TEST_CASE("a bad value names the variable, the value and what is accepted", "[co
       {"HARMONIZE_SLACK", "0", nullptr},
       {"HARMONIZE_MISS_TARGET", "0.5", nullptr},  // a percentage needs its unit
       {"HARMONIZE_MISS_TARGET", "60%",
-       "HARMONIZE_MISS_TARGET='60%' is not valid: expected a percentage, from 0.01% to 50% (e.g. "
+       "HARMONIZE_MISS_TARGET='60%' is not valid: expected a percentage, from 0.1% to 50% (e.g. "
        "0.25%)"},
       {"HARMONIZE_MISS_TARGET", "0%", nullptr},
+      {"HARMONIZE_MISS_TARGET", "0.05%", nullptr},  // finer than the needs resolve
       {"HARMONIZE_RESYNC_INTERVAL", "10us", nullptr},
       {"HARMONIZE_FITPOINTS", "0",
        "HARMONIZE_FITPOINTS='0' is not valid: expected a whole number from 1 to 10000"},

@@ -368,6 +368,18 @@ TEST_CASE("resyncs come on expiry (the ramp), not after a miss the clock cannot 
   REQUIRE(!resynced_during(quiet, 601));
   REQUIRE(!resynced_during(quiet, 356));
 
+  SECTION("three misses in a row within the clock's error bound do") {
+    // Process 1 looks at its clock just after three deadlines in a row
+    // (preempted for the slack and ~100 ns more), as a clock running ahead
+    // would make it: the clock may be at fault.
+    scenario.preemptions = {{1, 600, 2, 20.1e-6}, {1, 601, 2, 20.1e-6}, {1, 602, 2, 20.1e-6}};
+    sim::SimWorld world(spec(scenario));
+    const Run result = run(scenario, world);
+    for (int call : {600, 601, 602})
+      CHECK(result.calls[1][static_cast<std::size_t>(call)].flag == 0);
+    CHECK(resynced_during(result, 603));
+    CHECK(result.resynced_at.size() == 5);
+  }
   SECTION("a miss by 480 us, 300 ms after the last sync, does not") {
     // Paper 000 resyncs after every miss; two clocks within their error
     // bounds cannot make a process miss by 480 us: a descheduled process can.

@@ -102,8 +102,14 @@ SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double mi
   const SlackChoice cheapest = *std::min_element(
       candidates.begin(), candidates.end(),
       [&](const SlackChoice& a, const SlackChoice& b) { return cost(a) < cost(b); });
-  // Every slack loses every call: the largest comes closest.
-  if (!std::isfinite(cost(cheapest))) return candidates.back();
+  // Every slack loses every call: the one expected to lose fewest; among
+  // equals the largest, whose misses leave closest to the deadline.
+  if (!std::isfinite(cost(cheapest)))
+    return *std::min_element(candidates.begin(), candidates.end(),
+                             [](const SlackChoice& a, const SlackChoice& b) {
+                               return a.flagged_rate < b.flagged_rate ||
+                                      (a.flagged_rate == b.flagged_rate && a.slack > b.slack);
+                             });
   // Too few needs to resolve the budget: one hiccup among a few hundred
   // calls would look like a miss rate to be paid for by every call.
   if (total < kBudgetResolution / miss_target) return cheapest;
@@ -136,7 +142,7 @@ void SlackController::on_call(const Outcome& outcome, double last_entry) {
   if (has_previous_entry_) {
     // What an iteration costs besides the slack that was in force.
     periods_[static_cast<std::size_t>(periods_seen_ % kPeriods)] =
-        std::max(0.0, last_entry - previous_entry_ - slack_);
+        std::max(0.0, last_entry - previous_entry_ - outcome.slack);
     periods_seen_ += 1;
   }
   previous_entry_ = last_entry;

@@ -14,9 +14,6 @@
 namespace harmonize::protocol {
 namespace {
 
-// Broadcast instead of a deadline to ask for a resync. Not a negative number:
-// global time may legitimately be negative (a skewed or MPI_Wtime source).
-constexpr double kResyncSignal = std::numeric_limits<double>::quiet_NaN();
 // An observed call has no deadline (ground truth checks the clock only).
 constexpr double kNoDeadline = std::numeric_limits<double>::quiet_NaN();
 
@@ -124,6 +121,12 @@ void BarrierProtocol::measure_slack() {
   for (const double measured_need : needs) slack_->seed(measured_need);
 }
 
+void BarrierProtocol::apply_pending_update() {
+  if (!pending_update_) return;
+  slack_->on_call(pending_update_->outcome, pending_update_->last_entry);
+  pending_update_.reset();
+}
+
 BarrierProtocol::Agreement BarrierProtocol::agree(double start, bool wants_resync) {
   // Paper 000, Algorithm 1, with one collective instead of a reduce to rank 0
   // and its broadcast: every member proposes its start plus the slack, and
@@ -188,16 +191,14 @@ void BarrierProtocol::observed() {
 }
 
 int BarrierProtocol::harmonized() {
-  if (given_up()) return native();
+  // The flush may resync (observe), and that may give up: check after it.
   if (log_.full()) flush_log();
+  if (given_up()) return native();
   if (!slack_measured_) {
     prepare_first_call();
     if (given_up()) return unharmonized_call();
   }
-  if (pending_update_) {
-    slack_->on_call(pending_update_->outcome, pending_update_->last_entry);
-    pending_update_.reset();
-  }
+  apply_pending_update();
   const bool truth = settings_.record_truth;
   logic::CallTimes call;
   if (truth) call.enter_truth = settings_.truth->now();
@@ -220,6 +221,10 @@ int BarrierProtocol::harmonized() {
     clock = &clock_.clock();
     const double now = clock->now();
     entered = now - waited;  // the entry time on the new clock
+    // The previous call's outcome came with the first agreement; this one
+    // set no deadline, so it has no need or spin to learn from.
+    apply_pending_update();
+    pending_need_ = -1;
     agreed = agree(now, false);
   }
   const double deadline = agreed.deadline;

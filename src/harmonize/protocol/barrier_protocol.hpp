@@ -78,6 +78,7 @@ class BarrierProtocol {
     double arrival = 0;
   };
   Agreement agree(double start, bool wants_resync);
+  void apply_pending_update();
   // Ground truth (test clocks), with the bound already in `call`: this
   // process's true clock error at the exit against its bound; and, when there
   // was a deadline (not NaN), whether it truly left late and its flag did not
