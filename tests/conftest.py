@@ -64,6 +64,11 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
+def world_of(report):
+    """MPI_COMM_WORLD's record in a library report."""
+    return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
+
+
 def harmonize_lines(text):
     """Lines the library printed (they all start with 'harmonize:')."""
     return [line for line in text.splitlines() if line.startswith("harmonize:")]

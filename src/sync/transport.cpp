@@ -35,10 +35,9 @@ void Transport::broadcast_from_root(std::span<double> values, int root) {
 }
 
 void Transport::barrier() {
-  double nothing = 0;
+  const double nothing = 0;
   double ignored = 0;
-  reduce_to_root(std::span(&nothing, 1), std::span(&ignored, 1), ReduceOp::max, 0);
-  broadcast_from_root(std::span(&ignored, 1), 0);
+  all_reduce(std::span(&nothing, 1), std::span(&ignored, 1), ReduceOp::max);
 }
 
 }  // namespace harmonize::sync

@@ -21,7 +21,7 @@ import json
 
 import pytest
 
-from conftest import PROGRAMS, harmonize_lines, run_mpi
+from conftest import PROGRAMS, harmonize_lines, run_mpi, world_of
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "11"}
@@ -34,10 +34,6 @@ def run_job(tmp_path, program, nprocs=2, btl=None, extra=None, timeout=300):
     result = run_mpi(nprocs, [PROGRAMS / program[0], *program[1:]], env=env, btl=btl,
                      timeout=timeout, check=True)
     return json.loads(report.read_text()), result
-
-
-def world_of(report):
-    return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
 
 
 def test_a_process_preempted_while_spinning_is_flagged_late(tmp_path):

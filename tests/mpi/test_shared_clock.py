@@ -23,7 +23,7 @@ import subprocess
 import pytest
 
 from conftest import (BIN, LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, clean_environment,
-                      harmonize_lines, run_mpi)
+                      harmonize_lines, run_mpi, world_of)
 
 CLOCKCHECK = BIN / "harmonize-clockcheck"
 BARRIERS = PROGRAMS / "barrier_loop"
@@ -73,10 +73,6 @@ def barrier_job(tmp_path, nprocs, env, barriers=3000, name="job"):
     result = run_mpi(nprocs, [BARRIERS, str(barriers)], env=environment, btl="vader,self",
                      timeout=300, check=True)
     return json.loads(report.read_text()), result.stderr
-
-
-def world_of(report):
-    return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
 
 
 # A copied model of an unshared clock leaves every call tens to hundreds of

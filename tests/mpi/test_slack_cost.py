@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from conftest import PROGRAMS, run_mpi
+from conftest import PROGRAMS, run_mpi, world_of
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "5"}
@@ -31,10 +31,6 @@ def cpu_hog():
     finally:
         hog.kill()
         hog.wait()
-
-
-def world_of(report):
-    return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
 
 
 def barrier_job(tmp_path, mode):

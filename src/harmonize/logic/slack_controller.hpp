@@ -6,19 +6,21 @@
 // Every call measures what it would have needed: the time between the last
 // entry and the moment the last process learned the deadline (its "need").
 // The controller keeps a decaying log-spaced histogram of the needs and
-// chooses the slack that makes a valid call cheapest: a call that misses is
-// flagged and thrown away by the benchmark (MPIX_Harmonize users discard it),
+// chooses the slack that makes a valid call cheapest: a call that ends with
+// flag 0 is thrown away by the benchmark (MPIX_Harmonize users discard it),
 // so it has to be run again, and the expected cost of one valid call is
-//     (base + slack) / (1 - P(need > slack))
+//     (base + slack) / (1 - F(slack))
 // where base is the rest of an iteration (the median time between two calls'
-// last entries, minus the slack). Above the cheapest slack, the controller
-// takes the smallest affordable slack (costing at most twice the cheapest)
-// that keeps the miss budget (HARMONIZE_MISS_TARGET), or, if none does, the
-// budget on top of the misses no affordable slack prevents (the budget is
-// kept once the needs can resolve it: 2 / budget of them, 2000 for the
-// smallest budget, 0.1 %). On a machine so noisy that only
-// milliseconds of slack would stop a process preempted now and then from missing, those misses are
-// reported, not paid for by every call (docs/barrier.md, "Slack").
+// last entries, minus the slack) and F the expected share of calls flagged 0:
+// P(need > slack) missed, plus the late exits the spin `slack - need` is
+// expected to suffer. Above the cheapest slack, the controller takes the
+// smallest affordable slack (costing at most twice the cheapest) that keeps
+// the miss budget (HARMONIZE_MISS_TARGET), or, if none does, the budget on
+// top of the losses no affordable slack prevents (the budget is kept once the
+// needs can resolve it: 2 / budget of them, 2000 for the smallest budget,
+// 0.1 %). On a machine so noisy that only milliseconds of slack would stop a
+// process preempted now and then from missing, those misses are reported, not
+// paid for by every call (docs/barrier.md, "Slack").
 //
 // Paper 000 grows the slack by 1.5 after each miss and never shrinks it; the
 // previous controller here steered towards a fixed miss rate and, under a

@@ -32,11 +32,11 @@ double median_read_cost(const clock::GlobalClock& clock) {
   return costs[kSamples / 2];
 }
 
-// Spins until `deadline` on `clock`; returns the read that ended the spin.
-// A plain spin: the CPU's pause instruction between reads (x86 `pause`)
-// was measured against it and left later (docs/barrier.md, "Spin").
-double wait_until(const clock::GlobalClock& clock, double deadline, bool yield) {
-  double t = clock.now();
+// Spins from the read `t` until `deadline` on `clock`; returns the read that
+// ended the spin. A plain spin: the CPU's pause instruction between reads
+// (x86 `pause`) was measured against it and left later (docs/barrier.md,
+// "Spin").
+double wait_until(const clock::GlobalClock& clock, double deadline, double t, bool yield) {
   if (yield) {
     while (t < deadline) {
       sched_yield();
@@ -112,9 +112,8 @@ void BarrierProtocol::measure_slack() {
   }
   slack_measured_ = true;
   late_threshold_ = logic::late_exit_threshold(median_read_cost(clock_.clock()));
-  std::vector<double> sorted = needs;
-  std::sort(sorted.begin(), sorted.end());
-  const logic::MeasuredLatency measured{sorted[sorted.size() / 2], sorted[sorted.size() * 9 / 10]};
+  std::sort(needs.begin(), needs.end());  // the histogram does not mind the order
+  const logic::MeasuredLatency measured{needs[needs.size() / 2], needs[needs.size() * 9 / 10]};
   const auto pointer = [](const std::optional<double>& value) { return value ? &*value : nullptr; };
   slack_.emplace(logic::derive_slack(measured, settings_.miss_target, pointer(settings_.slack),
                                      pointer(settings_.slack_min), pointer(settings_.slack_max)));
@@ -240,7 +239,7 @@ int BarrierProtocol::harmonized() {
   } else {
     misses_in_a_row_ = 0;
     stats.wait.add(deadline - t);
-    t = wait_until(*clock, deadline, settings_.yield_while_spinning);
+    t = wait_until(*clock, deadline, t, settings_.yield_while_spinning);
     // A process descheduled while spinning wakes after the deadline: it saw
     // the deadline in time, yet it leaves late, and only it can know. Fed to
     // the slack as the rate at which spins are preempted (a longer slack is a

@@ -4,49 +4,63 @@
 #include "sync/mpi/wait.hpp"
 
 namespace harmonize::sync {
+namespace {
 
-void CommCollectives::reduce_to_root(std::span<const double> in, std::span<double> out, ReduceOp op,
-                                     int root) {
-  const MPI_Op mpi_op = op == ReduceOp::max ? MPI_MAX : MPI_MIN;
-  const int count = static_cast<int>(in.size());
-  if (!yield_) {
-    check_mpi(PMPI_Reduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, root, comm_),
-              "PMPI_Reduce");
+MPI_Op mpi_op_of(ReduceOp op) {
+  return op == ReduceOp::max ? MPI_MAX : MPI_MIN;
+}
+
+// The blocking collective, or (`yield`) its non-blocking twin, started by
+// `start` and polled with yields (wait.hpp).
+template <typename Blocking, typename Start>
+void collective(bool yield, Blocking blocking, const char* blocking_name, Start start,
+                const char* start_name) {
+  if (!yield) {
+    check_mpi(blocking(), blocking_name);
     return;
   }
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(wait_for(request,
-                     PMPI_Ireduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, root, comm_,
-                                  &request),
-                     true),
-            "PMPI_Ireduce");
+  check_mpi(wait_for(request, start(request), true), start_name);
+}
+
+}  // namespace
+
+void CommCollectives::reduce_to_root(std::span<const double> in, std::span<double> out, ReduceOp op,
+                                     int root) {
+  const MPI_Op mpi_op = mpi_op_of(op);
+  const int count = static_cast<int>(in.size());
+  collective(
+      yield_,
+      [&] { return PMPI_Reduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, root, comm_); },
+      "PMPI_Reduce",
+      [&](MPI_Request& request) {
+        return PMPI_Ireduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, root, comm_,
+                            &request);
+      },
+      "PMPI_Ireduce");
 }
 
 void CommCollectives::broadcast_from_root(std::span<double> values, int root) {
   const int count = static_cast<int>(values.size());
-  if (!yield_) {
-    check_mpi(PMPI_Bcast(values.data(), count, MPI_DOUBLE, root, comm_), "PMPI_Bcast");
-    return;
-  }
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(
-      wait_for(request, PMPI_Ibcast(values.data(), count, MPI_DOUBLE, root, comm_, &request), true),
+  collective(
+      yield_, [&] { return PMPI_Bcast(values.data(), count, MPI_DOUBLE, root, comm_); },
+      "PMPI_Bcast",
+      [&](MPI_Request& request) {
+        return PMPI_Ibcast(values.data(), count, MPI_DOUBLE, root, comm_, &request);
+      },
       "PMPI_Ibcast");
 }
 
 void CommCollectives::all_reduce(std::span<const double> in, std::span<double> out, ReduceOp op) {
-  const MPI_Op mpi_op = op == ReduceOp::max ? MPI_MAX : MPI_MIN;
+  const MPI_Op mpi_op = mpi_op_of(op);
   const int count = static_cast<int>(in.size());
-  if (!yield_) {
-    check_mpi(PMPI_Allreduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, comm_),
-              "PMPI_Allreduce");
-    return;
-  }
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(
-      wait_for(request,
-               PMPI_Iallreduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, comm_, &request),
-               true),
+  collective(
+      yield_,
+      [&] { return PMPI_Allreduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, comm_); },
+      "PMPI_Allreduce",
+      [&](MPI_Request& request) {
+        return PMPI_Iallreduce(in.data(), out.data(), count, MPI_DOUBLE, mpi_op, comm_, &request);
+      },
       "PMPI_Iallreduce");
 }
 
