@@ -8,7 +8,7 @@ namespace harmonize::report {
 
 namespace {
 
-constexpr double kFlatFormat = 2.0;
+constexpr double kFlatFormat = 3.0;
 // Format tag, size, 4 counters, resync time, 4 slacks, calls not harmonized,
 // late calls, 4 ground-truth counters.
 constexpr std::size_t kScalarFields = 17;
@@ -16,9 +16,9 @@ constexpr std::size_t kScalarFields = 17;
 // Every distribution of a record, in encoding order.
 template <typename Stats>
 auto distributions(Stats& s) {
-  return std::array{
-      &s.exit_skew,    &s.lateness,        &s.late_by,           &s.wait,
-      &s.time_in_call, &s.truth_exit_skew, &s.clock_error_bound, &s.truth_clock_error};
+  return std::array{&s.exit_skew,    &s.lateness,        &s.late_by,           &s.wait,
+                    &s.time_in_call, &s.truth_exit_skew, &s.clock_error_bound, &s.truth_clock_error,
+                    &s.need};
 }
 
 bool is_count(double x) {
@@ -144,6 +144,7 @@ CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any, Merge 
     summary.lateness.merge(rank.lateness);
     summary.late_by.merge(rank.late_by);
     summary.wait.merge(rank.wait);
+    summary.need.merge(rank.need);
     summary.time_in_call.merge(rank.time_in_call);
     summary.truth_exit_skew.merge(rank.truth_exit_skew);
     summary.clock_error_bound.merge(rank.clock_error_bound);

@@ -45,10 +45,14 @@ struct CommStats {
   double slack_max = 0.0;
   double slack_min = 0.0;
 
-  Distribution exit_skew;        // rank 0 only: per call, max - min exit time on the global clock
-  Distribution lateness;         // exit time - deadline when the deadline was missed
-  Distribution late_by;          // exit time - deadline of late exits
-  Distribution wait;             // time spun waiting for the deadline
+  Distribution exit_skew;  // rank 0 only: per call, max - min exit time on the global clock
+  Distribution lateness;   // exit time - deadline when the deadline was missed
+  Distribution late_by;    // exit time - deadline of late exits
+  Distribution wait;       // time spun waiting for the deadline
+  // Rank 0 only: per harmonized call, the time from the last entry until the
+  // last process knew the deadline (agreed by every member): the smallest
+  // slack that call could have had. The slack is chosen from these.
+  Distribution need;
   Distribution time_in_call;     // whole barrier call
   Distribution truth_exit_skew;  // rank 0 only, with test clocks: skew on the untouched clock
   // Rank 0 only: per call, the largest clock-error bound of the processes at
@@ -105,6 +109,7 @@ struct CommSummary {
   Distribution lateness;   // merged over ranks
   Distribution late_by;    // merged over ranks
   Distribution wait;
+  Distribution need;  // only rank 0 contributes
   Distribution time_in_call;
   Distribution truth_exit_skew;
   Distribution clock_error_bound;

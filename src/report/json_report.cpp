@@ -42,6 +42,7 @@ json to_json(const CommSummary& c) {
       {"lateness", to_json(c.lateness)},
       {"late_by", to_json(c.late_by)},
       {"wait", to_json(c.wait)},
+      {"need", to_json(c.need)},
       {"time_in_call", to_json(c.time_in_call)},
       {"truth_exit_skew", to_json(c.truth_exit_skew)},
       {"clock_error_bound", to_json(c.clock_error_bound)},

@@ -36,9 +36,12 @@ def test_report_schema_and_consistency(tmp_path):
     assert max(world["missed_events_per_rank"]) <= world["missed_calls_any"]
     assert world["slack"]["initial"] == 20e-6
     assert world["slack"]["min"] <= world["slack"]["final"] <= world["slack"]["max"]
-    for key in ("exit_skew", "lateness", "wait", "time_in_call"):
+    for key in ("exit_skew", "lateness", "wait", "time_in_call", "need"):
         check_distribution(world[key])
     assert world["exit_skew"]["count"] == 500
+    # A call's need travels with the next call and is counted at the one
+    # after: the last two calls' are not; nor is a need lost to a resync.
+    assert 500 - 2 - world["resyncs"] <= world["need"]["count"] <= 498
     assert world["time_in_call"]["count"] == 1000  # both ranks
     summary = [l for l in result.stderr.splitlines() if l.startswith("harmonize: mode=harmonize")]
     assert len(summary) == 1 and "MPI_COMM_WORLD: 500 barriers" in summary[0] and str(path) in summary[0]

@@ -8,8 +8,12 @@ and ratcheted the slack up to milliseconds here (5 ms in every call, 46-67 %
 of calls late); the cost-based choice must keep it at what the calls need.
 
 The bounds are relative to the native barrier measured beside the same hog
-(more load, from CI's own hog or a parallel test, slows both): the point is
-milliseconds against microseconds.
+and to what the harmonized calls themselves needed (more load, from CI's own
+hog or a parallel test, slows both): the point is milliseconds of slack
+against microseconds of need. When most calls do need milliseconds (five
+runners on two cores), a slack of milliseconds is the right one: it failed
+once that way against the native barrier alone, measured before the load
+rose.
 """
 import json
 import subprocess
@@ -50,9 +54,12 @@ def test_a_cpu_hog_does_not_drive_the_slack_to_milliseconds(tmp_path, cpu_hog):
     assert world["truth_space_violations"] == 0
     assert world["harmonized_calls"] == 20000
     # What the calls need is ~10 us, and milliseconds when a process is
-    # preempted; a working slack is a few native barriers.
-    ceiling = max(300e-6, 20 * native)
-    assert world["slack"]["final"] < ceiling, (world["slack"], native)
-    assert world["time_in_call"]["p50"] < ceiling, (world["time_in_call"], native)
+    # preempted; a working slack is a few native barriers, or twice what nine
+    # calls in ten needed (the previous controller: 4.3 ms against ~15 us).
+    need = world["need"]
+    assert need["count"] >= 19000, need  # every call but the last, and resyncs'
+    ceiling = max(300e-6, 20 * native, 2 * need["p90"])
+    assert world["slack"]["final"] < ceiling, (world["slack"], native, need)
+    assert world["time_in_call"]["p50"] < ceiling, (world["time_in_call"], native, need)
     # Not asserted: the late rate. It is the machine's (34 % with CI's hog and
     # a parallel test beside this one's), and no slack prevents it.

@@ -26,6 +26,7 @@ CommStats rank_stats(int rank) {
   s.slack_max = 4e-5 * (rank + 1);
   s.slack_min = 1e-6 * (rank + 1);
   if (rank == 0) s.exit_skew.add(5e-7);
+  if (rank == 0) s.need.add(8e-6);
   s.lateness.add(1e-6 * (rank + 1));
   s.wait.add(2e-6);
   s.time_in_call.add(3e-6);
@@ -78,6 +79,7 @@ TEST_CASE("summarize merges the ranks of one communicator", "[report][comm]") {
   CHECK(summary.slack_max == 4e-5);  // the root's: other ranks hold no slack
   CHECK(summary.slack_min == 1e-6);
   CHECK(summary.exit_skew.count() == 1);
+  CHECK(summary.need.count() == 1);  // rank 0 reports the need every member agreed on
   CHECK(summary.lateness.count() == 3);
   CHECK(summary.lateness.max() == 3e-6);
   CHECK(summary.wait.count() == 3);

@@ -122,6 +122,9 @@ void BarrierProtocol::measure_slack() {
 
 void BarrierProtocol::apply_pending_update() {
   if (!pending_update_) return;
+  // Every member learned the same need; one reports it.
+  const double need = pending_update_->outcome.need;
+  if (need >= 0 && members_.rank() == 0) record_.stats.need.add(need);
   slack_->on_call(pending_update_->outcome, pending_update_->last_entry);
   pending_update_.reset();
 }
