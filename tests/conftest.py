@@ -58,6 +58,26 @@ def run_mpi(nprocs, program, *, preload=True, env=None, btl=None, timeout=120, c
     return result
 
 
+def mpi4py_flavor():
+    """Which MPI Debian's mpi4py is linked against (without starting MPI)."""
+    probe = subprocess.run(
+        [PYTHON, "-c", "import glob, mpi4py; print(glob.glob(mpi4py.__path__[0] + '/MPI*.so')[0])"],
+        capture_output=True, text=True)
+    if probe.returncode != 0:
+        return None
+    linked = subprocess.run(["ldd", probe.stdout.strip()], capture_output=True, text=True).stdout
+    return "mpich" if "libmpich" in linked else "openmpi" if "libmpi.so" in linked else None
+
+
+def skip_unless_mpi4py_matches():
+    """Skips the test unless Debian's mpi4py runs on the MPI under test."""
+    flavor = mpi4py_flavor()
+    if flavor is None:
+        pytest.skip("mpi4py (python3-mpi4py) is not installed")
+    if flavor != MPI_FLAVOR:
+        pytest.skip(f"mpi4py is built for {flavor}, the library under test for {MPI_FLAVOR}")
+
+
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

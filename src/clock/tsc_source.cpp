@@ -5,20 +5,18 @@
 #include <tuple>
 #include <utility>
 
+#include "clock/tick_stamp.hpp"
 #include "clock/time_source.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HARMONIZE_HAS_TSC 1
-#endif
-
 namespace harmonize::clock {
-namespace {
 
-#ifdef HARMONIZE_HAS_TSC
 // Only an invariant TSC ticks at a constant rate through frequency changes and
 // sleep states; anything else is not a clock.
 bool cpu_has_invariant_tsc(std::string& why) {
+#ifndef HARMONIZE_HAS_TSC
+  why = "no TSC on this architecture; use HARMONIZE_TIMESOURCE=monotonic";
+  return false;
+#else
   std::ifstream cpuinfo("/proc/cpuinfo");
   if (!cpuinfo) {
     why = "cannot read /proc/cpuinfo to check for an invariant TSC";
@@ -41,8 +39,12 @@ bool cpu_has_invariant_tsc(std::string& why) {
   }
   why = "no CPU flags in /proc/cpuinfo; cannot confirm an invariant TSC";
   return false;
+#endif
 }
 
+namespace {
+
+#ifdef HARMONIZE_HAS_TSC
 class TscSource final : public TimeSource {
  public:
   explicit TscSource(const TimeSource& reference) { calibrate(reference); }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "config/collective_set.hpp"
 #include "config/values.hpp"
 
 namespace harmonize::config {
@@ -34,6 +35,9 @@ std::string canonical_value(const Variable& variable, std::string_view value) {
       return rounded(parse_ppm(value).value_or(-1)) + "ppm";
     case Kind::percent:
       return rounded(parse_percent(value).value_or(-1)) + "%";
+    case Kind::collectives:
+      if (const auto set = parse_collective_set(value)) return collective_set_text(*set);
+      break;
     case Kind::choice:
     case Kind::flag:
     case Kind::text:

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "config/canonical.hpp"
+#include "config/collective_set.hpp"
 #include "config/display.hpp"
 #include "config/preset.hpp"
 #include "config/suggest.hpp"
@@ -61,6 +62,9 @@ std::string check_value(const Variable& v, const std::string& value) {
     }
     case Kind::text:
       ok = true;
+      break;
+    case Kind::collectives:
+      ok = parse_collective_set(value).has_value();
       break;
     case Kind::report:
       // The file system is checked at MPI_Init (report_target.hpp); a name

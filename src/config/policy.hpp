@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/choices.hpp"
+#include "common/collective_kind.hpp"
 
 namespace harmonize::config {
 
@@ -75,6 +76,7 @@ struct Policy {
   std::uint64_t test_clock_seed{};
   TestClockScope test_clock_scope{};
   int test_node_size{};
+  CollectiveSet collectives{};  // timed in modes observe and harmonize
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "common/choices.hpp"
+#include "config/collective_set.hpp"
 #include "config/policy.hpp"
 #include "config/values.hpp"
 
@@ -49,6 +50,9 @@ void store(Policy& policy, std::string_view value) {
   } else if constexpr (kind == Kind::percent) {
     static_assert(std::is_same_v<T, double>);
     field = *parse_percent(value) / 100;  // the field holds a fraction
+  } else if constexpr (kind == Kind::collectives) {
+    static_assert(std::is_same_v<T, CollectiveSet>);
+    field = *parse_collective_set(value);
   } else {
     static_assert(kind == Kind::text || kind == Kind::report);
     static_assert(std::is_same_v<T, std::string>);
@@ -110,6 +114,11 @@ constexpr std::array kVariables{
         "(the A side). harmonize: harmonized barrier (the B side)"),
     choice<&Policy::comms>("HARMONIZE_COMMS", CommScope::all,
                            "which intracommunicators are affected"),
+    value<Kind::collectives, &Policy::collectives>(
+        "HARMONIZE_COLLECTIVES", "all", 0, 0,
+        "which blocking collectives are timed on the global clock, each call at entry and exit "
+        "(modes observe and harmonize; nothing in off): arrival skew, t_global and the local "
+        "time per operation, size and root, see docs/collectives.md"),
     value<Kind::duration_or_auto, &Policy::slack>(
         "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
         "initial slack between the last process entering and the deadline; auto: twice the 90th "
@@ -266,6 +275,12 @@ std::string accepted_values(const Variable& v) {
       return "any text";
     case Kind::report:
       return "'none' or a file name template (%j job id or pid of rank 0, %h host, %% percent)";
+    case Kind::collectives: {
+      std::string text = "'all', 'none' or a comma-separated list of ";
+      for (std::size_t i = 0; i < kCollectiveNames.size(); ++i)
+        text += (i > 0 ? ", " : "") + std::string(kCollectiveNames[i]);
+      return text + " (any case, MPI_ prefix allowed)";
+    }
   }
   return "";
 }

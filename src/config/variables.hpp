@@ -24,6 +24,7 @@ enum class Kind {
   percent,           // number with the unit %, within [min, max] percent
   text,              // free text (paths)
   report,            // "none" or a report file name template (not "" nor ending in '/')
+  collectives,       // "all", "none" or a comma-separated list of collective names
 };
 
 struct Variable {

@@ -28,8 +28,16 @@ struct CommState {
   std::unique_ptr<protocol::SessionClock> clock;
   std::unique_ptr<protocol::BarrierProtocol> protocol;
 
+  // What the collective timer matched on this communicator (only the
+  // collective fields are used).
+  report::CommStats timed;
+
   logic::CommRecord final_record() const {
-    return protocol ? protocol->final_record() : passed_through;
+    logic::CommRecord record = protocol ? protocol->final_record() : passed_through;
+    record.stats.collectives.merge(timed.collectives);
+    record.stats.collective_calls_unmatched += timed.collective_calls_unmatched;
+    record.stats.collective_log_spills += timed.collective_log_spills;
+    return record;
   }
 };
 

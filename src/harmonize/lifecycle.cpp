@@ -8,6 +8,7 @@
 #include "config/display.hpp"
 #include "config/policy.hpp"
 #include "config/variables.hpp"
+#include "harmonize/collective_timer.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/startup_check.hpp"
 #include "sync/mpi/comm_collectives.hpp"
@@ -96,6 +97,7 @@ int initialize_unguarded() {
   if (policy.verbose && library->rank == 0) print_configuration(library->configuration);
   library->session = Session::create(library->configuration, library->world);
   g_intercept_barrier = policy.verbose || policy.mode != config::Mode::off;
+  g_collective_timer = library->session->collective_timer();
   g_library = library.release();
   return MPI_SUCCESS;
 }
@@ -103,6 +105,7 @@ int initialize_unguarded() {
 void finalize_unguarded() {
   if (g_library == nullptr) return;
   g_intercept_barrier = false;
+  g_collective_timer = nullptr;
   std::unique_ptr<Library> library(g_library);
   g_library = nullptr;
   library->session->finish();

@@ -50,17 +50,25 @@ CommState* Registry::attach(MPI_Comm comm, std::unique_ptr<CommState> state) {
   return state.release();
 }
 
-void Registry::retire_all() {
+std::vector<CommState*> Registry::alive_in_order() const {
   std::vector<CommState*> alive;
   {
     std::lock_guard lock(mutex_);
-    finishing_ = true;
     alive.assign(live_.begin(), live_.end());
   }
   // Same order on every process (by key), since freeing communicators is
   // collective in principle.
   std::sort(alive.begin(), alive.end(),
             [](const CommState* a, const CommState* b) { return a->key < b->key; });
+  return alive;
+}
+
+void Registry::retire_all() {
+  {
+    std::lock_guard lock(mutex_);
+    finishing_ = true;
+  }
+  const std::vector<CommState*> alive = alive_in_order();
   // Failures here cannot be helped: the statistics are already safe, and
   // the communicators go with MPI_Finalize.
   for (CommState* state : alive) (void)PMPI_Comm_delete_attr(state->user, keyval_);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "harmonize/comm_state.hpp"
 
@@ -30,6 +31,8 @@ class Registry {
   CommState* find(MPI_Comm comm) const;
   // Throws MpiError (the state is then dropped).
   CommState* attach(MPI_Comm comm, std::unique_ptr<CommState> state);
+  // Every state still attached, in the same order on every process.
+  std::vector<CommState*> alive_in_order() const;
   // Retires every state still attached, in the same order on every process.
   void retire_all();
 

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <numeric>
 
+#include "harmonize/collective_matching.hpp"
 #include "harmonize/session_impl.hpp"
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
@@ -65,7 +66,14 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   registry_ = std::make_unique<Registry>([this](const CommState& state, bool at_finalize) {
     // Called by MPI from a delete callback: nothing may escape.
     try {
-      records_.retire(state.final_record(), state.kind, at_finalize);
+      logic::CommRecord record = state.final_record();
+      if (timer_) {
+        // Freed before its calls were matched (its handle may come back
+        // as another communicator's): counted, not kept.
+        const PendingCalls lost = timer_->take(state.user);
+        record.stats.collective_calls_unmatched += lost.calls_seen;
+      }
+      records_.retire(record, state.kind, at_finalize);
     } catch (...) {
       std::fprintf(stderr,
                    "harmonize: warning: the statistics of a freed communicator were lost\n");
@@ -73,6 +81,9 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   });
   world_clock_ = std::make_unique<protocol::WorldClock>(*clocks_.local);
   if (world_ == MPI_COMM_NULL) return;  // mode off: no collective at all
+  if (policy_.collectives != kNoCollectives)
+    timer_ = std::make_unique<CollectiveTimer>(*clocks_.local, policy_.collectives,
+                                               sync::thread_level() == MPI_THREAD_MULTIPLE);
   crowding_ = sync::node_crowding(world_);
   clocks_.sync_settings.yield_while_waiting = crowding_.oversubscribed;
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
@@ -210,7 +221,14 @@ CommState& SessionImpl::state_for(MPI_Comm comm) {
 
 // The user's MPI status comes back as an MpiError from the collectives on the
 // user's communicator (MPI has already run the user's error handler).
+void SessionImpl::match_timed_calls(CommState& state, bool all_left) {
+  if (!timer_ || !state.protocol) return;
+  if (!all_left && timer_->calls_seen(state.user) < kMatchBatch) return;
+  match_collectives(*state.members, state.clock->clock(), timer_->take(state.user), state.timed);
+}
+
 int SessionImpl::barrier(MPI_Comm comm) {
+  if (timer_) timer_->barrier_left(comm, false);  // until this one is harmonized in time
   if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm))
     return sync::native_barrier(comm);  // MPI reports a null communicator its own way
   // A fallback found inside an earlier call is told before this one starts.
@@ -221,8 +239,11 @@ int SessionImpl::barrier(MPI_Comm comm) {
       state.passed_through.stats.calls += 1;
       return sync::native_barrier(comm);
     }
+    // Before the barrier's entry: nothing the program times is disturbed.
+    match_timed_calls(state, false);
     if (policy_.mode == config::Mode::harmonize) {
-      state.protocol->harmonized();
+      const int flag = state.protocol->harmonized();
+      if (timer_) timer_->barrier_left(comm, flag == 1);
     } else {
       state.protocol->observed();
     }
@@ -243,7 +264,9 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
       state.passed_through.stats.calls += 1;
       return sync::native_barrier(comm);
     }
+    match_timed_calls(state, false);
     const int mine = state.protocol->harmonized();
+    if (timer_) timer_->barrier_left(comm, mine == 1);
     if (flag) *flag = mine;
     return MPI_SUCCESS;
   } catch (const sync::MpiError& error) {
@@ -266,7 +289,37 @@ int SessionImpl::last_flag(MPI_Comm comm, int* flag) {
   }
 }
 
+void SessionImpl::match_left_at_finish() {
+  if (!timer_) return;
+  // A program without a single barrier still has its world's calls matched
+  // (every process is here: creating the state is collective).
+  if (affects(MPI_COMM_WORLD) && timer_->calls_seen(MPI_COMM_WORLD) > 0) {
+    try {
+      state_for(MPI_COMM_WORLD);
+    } catch (const sync::MpiError&) {
+    }
+  }
+  // Every member holds the same communicators: matched in the same order.
+  for (CommState* state : registry_->alive_in_order()) {
+    try {
+      match_timed_calls(*state, true);
+    } catch (const sync::MpiError&) {
+      // MPI has reported it through the user's handler; the rest can go on.
+    }
+  }
+  // Communicators that never had a barrier: nobody agreed on a matching.
+  // Communicators that never had a barrier (nobody agreed on a matching),
+  // or were freed before one, and the process's spills: on the world's record.
+  std::uint64_t left = timer_->forgotten();
+  for (const PendingCalls& pending : timer_->take_all()) left += pending.calls_seen;
+  if (CommState* world = registry_->find(MPI_COMM_WORLD)) {
+    world->timed.collective_calls_unmatched += left;
+    world->timed.collective_log_spills += timer_->spills();
+  }
+}
+
 void SessionImpl::finish() {
+  match_left_at_finish();
   registry_->retire_all();
   if (policy_.mode != config::Mode::off) write_report();
 }

@@ -9,6 +9,8 @@
 
 namespace harmonize {
 
+class CollectiveTimer;
+
 class Session {
  public:
   virtual ~Session() = default;
@@ -28,6 +30,9 @@ class Session {
   virtual int last_flag(MPI_Comm comm, int* flag) = 0;
   // Collective over the world: statistics to rank 0, report, summary line.
   virtual void finish() = 0;
+  // The timer of the collectives (HARMONIZE_COLLECTIVES), or null when
+  // nothing is timed (mode off, or none).
+  virtual CollectiveTimer* collective_timer() = 0;
 };
 
 }  // namespace harmonize

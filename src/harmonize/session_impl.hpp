@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harmonize/clock_setup.hpp"
+#include "harmonize/collective_timer.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/world_clock.hpp"
 #include "harmonize/registry.hpp"
@@ -25,6 +26,7 @@ class SessionImpl final : public Session {
   int harmonize(MPI_Comm comm, int* flag) override;
   int last_flag(MPI_Comm comm, int* flag) override;
   void finish() override;
+  CollectiveTimer* collective_timer() override { return timer_.get(); }
 
  private:
   bool affects(MPI_Comm comm) const;
@@ -35,6 +37,10 @@ class SessionImpl final : public Session {
   protocol::ProtocolSettings protocol_settings(const std::string& name) const;
   void stop_on_error(const std::string& error);
   void write_report();
+  // The collective calls of `state`'s communicator: matched when due (every
+  // kMatchBatch calls, at a barrier), or all that are left (MPI_Finalize).
+  void match_timed_calls(CommState& state, bool all_left);
+  void match_left_at_finish();
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;
@@ -51,6 +57,7 @@ class SessionImpl final : public Session {
   std::unique_ptr<protocol::WorldClock> world_clock_;
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
+  std::unique_ptr<CollectiveTimer> timer_;
   // Last: its destructor must not outlive what the retire callback uses.
   std::unique_ptr<Registry> registry_;
 };

@@ -10,8 +10,8 @@ namespace {
 
 constexpr double kFlatFormat = 3.0;
 // Format tag, size, 4 counters, resync time, 4 slacks, calls not harmonized,
-// late calls, 4 ground-truth counters.
-constexpr std::size_t kScalarFields = 17;
+// late calls, 4 ground-truth counters, 2 collective counters.
+constexpr std::size_t kScalarFields = 19;
 
 // Every distribution of a record, in encoding order.
 template <typename Stats>
@@ -36,8 +36,11 @@ void append_to(std::vector<double>& out, const CommStats& s) {
        s.slack_max, s.slack_min, static_cast<double>(s.not_harmonized_calls),
        static_cast<double>(s.late_calls), static_cast<double>(s.truth_late_calls),
        static_cast<double>(s.truth_late_unflagged), static_cast<double>(s.truth_bound_checks),
-       static_cast<double>(s.truth_bound_violations)});
+       static_cast<double>(s.truth_bound_violations),
+       static_cast<double>(s.collective_calls_unmatched),
+       static_cast<double>(s.collective_log_spills)});
   for (const Distribution* d : distributions(s)) d->append_to(out);
+  s.collectives.append_to(out);
 }
 
 std::vector<double> to_flat(const CommStats& stats) {
@@ -50,7 +53,7 @@ std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t
   if (offset > in.size() || in.size() - offset < kScalarFields) return std::nullopt;
   const auto h = in.subspan(offset, kScalarFields);
   if (h[0] != kFlatFormat) return std::nullopt;
-  for (std::size_t i : {1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 16}) {
+  for (std::size_t i : {1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 16, 17, 18}) {
     if (!is_count(h[i])) return std::nullopt;
   }
   CommStats s;
@@ -70,12 +73,17 @@ std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t
   s.truth_late_unflagged = static_cast<std::uint64_t>(h[14]);
   s.truth_bound_checks = static_cast<std::uint64_t>(h[15]);
   s.truth_bound_violations = static_cast<std::uint64_t>(h[16]);
+  s.collective_calls_unmatched = static_cast<std::uint64_t>(h[17]);
+  s.collective_log_spills = static_cast<std::uint64_t>(h[18]);
   std::size_t cursor = offset + kScalarFields;
   for (Distribution* d : distributions(s)) {
     auto read = Distribution::read_from(in, cursor);
     if (!read) return std::nullopt;
     *d = std::move(*read);
   }
+  auto collectives = CollectiveTable::read_from(in, cursor);
+  if (!collectives) return std::nullopt;
+  s.collectives = std::move(*collectives);
   offset = cursor;
   return s;
 }
@@ -100,6 +108,9 @@ void accumulate(CommStats& total, const CommStats& more) {
   const auto into = distributions(total);
   const auto from = distributions(more);
   for (std::size_t i = 0; i < into.size(); ++i) into[i]->merge(*from[i]);
+  total.collectives.merge(more.collectives);
+  total.collective_calls_unmatched += more.collective_calls_unmatched;
+  total.collective_log_spills += more.collective_log_spills;
 }
 
 CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any, Merge merge) {
@@ -149,6 +160,9 @@ CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any, Merge 
     summary.truth_exit_skew.merge(rank.truth_exit_skew);
     summary.clock_error_bound.merge(rank.clock_error_bound);
     summary.truth_clock_error.merge(rank.truth_clock_error);
+    summary.collectives.merge(rank.collectives);
+    summary.collective_calls_unmatched += rank.collective_calls_unmatched;
+    summary.collective_log_spills += rank.collective_log_spills;
   }
   if (summary.harmonized_calls > 0) {
     const auto harmonized = static_cast<double>(summary.harmonized_calls);

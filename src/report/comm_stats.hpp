@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "report/collective_stats.hpp"
 #include "report/distribution.hpp"
 
 namespace harmonize::report {
@@ -60,6 +61,15 @@ struct CommStats {
   // and with test clocks the largest true error.
   Distribution clock_error_bound;
   Distribution truth_clock_error;
+
+  // The collective calls timed on this communicator (docs/collectives.md):
+  // matched across the members, per operation, size and root; calls recorded
+  // but never matched (members disagreeing on the sequence, more than the log
+  // holds between two matchings, or the communicator freed first); and how
+  // often a full log was set aside inside a timed call.
+  CollectiveTable collectives;
+  std::uint64_t collective_calls_unmatched = 0;
+  std::uint64_t collective_log_spills = 0;
 
   friend bool operator==(const CommStats&, const CommStats&) = default;
 };
@@ -114,6 +124,9 @@ struct CommSummary {
   Distribution truth_exit_skew;
   Distribution clock_error_bound;
   Distribution truth_clock_error;
+  CollectiveTable collectives;                   // merged over ranks
+  std::uint64_t collective_calls_unmatched = 0;  // summed over ranks
+  std::uint64_t collective_log_spills = 0;       // summed over ranks
 };
 
 // How the records of one summary combine. same_calls: the ranks of one

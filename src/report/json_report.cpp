@@ -1,5 +1,6 @@
 #include "report/json_report.hpp"
 
+#include "common/collective_kind.hpp"
 #include "report/totals.hpp"
 
 namespace harmonize::report {
@@ -15,6 +16,40 @@ json to_json(const Distribution& d) {
               {"p99", d.percentile(99.0)},
               {"max", d.max()}};
 }
+
+namespace {
+
+json to_json(const CollectiveStats& s) {
+  const auto operation = static_cast<std::size_t>(s.key.operation);
+  return json{
+      {"operation", operation < kCollectiveNames.size() ? std::string(kCollectiveNames[operation])
+                                                        : std::string("?")},
+      {"bytes", s.key.bytes},
+      {"root", s.key.root < 0 ? json(nullptr) : json(s.key.root)},
+      {"calls", s.calls},
+      {"valid_calls", s.valid_calls},
+      {"clock_error_bound", s.clock_error_bound},
+      {"arrival_skew", to_json(s.arrival_skew)},
+      {"t_global", to_json(s.t_global)},
+      {"t_all_present", to_json(s.t_all_present)},
+      {"local", to_json(s.local)},
+      {"valid",
+       {{"arrival_skew", to_json(s.valid_arrival_skew)},
+        {"t_global", to_json(s.valid_t_global)},
+        {"local", to_json(s.valid_local)}}},
+  };
+}
+
+json collectives_json(const CommSummary& c) {
+  json keys = json::array();
+  for (const CollectiveStats& s : c.collectives.keys()) keys.push_back(to_json(s));
+  return json{{"calls_unmatched", c.collective_calls_unmatched},
+              {"calls_over_key_limit", c.collectives.calls_over_key_limit()},
+              {"log_spills", c.collective_log_spills},
+              {"keys", std::move(keys)}};
+}
+
+}  // namespace
 
 json to_json(const CommSummary& c) {
   return json{
@@ -47,6 +82,7 @@ json to_json(const CommSummary& c) {
       {"truth_exit_skew", to_json(c.truth_exit_skew)},
       {"clock_error_bound", to_json(c.clock_error_bound)},
       {"truth_clock_error", to_json(c.truth_clock_error)},
+      {"collectives", collectives_json(c)},
   };
 }
 

@@ -1,6 +1,7 @@
 // The exported C entry points. Thin on purpose: translate, guard, delegate.
 #include <mpi.h>
 
+#include "harmonize/collective_timer.hpp"
 #include "harmonize/lifecycle.hpp"
 #include "harmonize/mpix_harmonize.h"
 #include "shim/reentrancy_guard.hpp"
@@ -39,6 +40,13 @@ HARMONIZE_EXPORT int MPI_Barrier(MPI_Comm comm) {
   harmonize::shim::ReentrancyGuard guard;
   if (!guard.outermost()) return PMPI_Barrier(comm);
   return harmonize::intercepted_barrier(comm, harmonize::Entry::c);
+}
+
+HARMONIZE_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
+  // Its timed calls go before its handle can be reused.
+  if (harmonize::CollectiveTimer* timer = harmonize::g_collective_timer; timer && comm)
+    timer->forget(*comm);
+  return PMPI_Comm_free(comm);
 }
 
 HARMONIZE_EXPORT int MPIX_Harmonize(MPI_Comm comm, int* flag) {

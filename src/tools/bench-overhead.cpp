@@ -1,6 +1,9 @@
-// harmonize-bench-overhead: what libharmonize costs an MPI_Barrier when it is
-// preloaded but switched off (HARMONIZE_MODE=off), the promise being that an
-// idle interposer is free.
+// harmonize-bench-overhead: what libharmonize costs an MPI call. By default
+// an MPI_Barrier with the library preloaded but switched off
+// (HARMONIZE_MODE=off), the promise being that an idle interposer is free;
+// with --operation allreduce --mode observe, an 8-byte MPI_Allreduce timed by
+// the collective timer (two clock reads and one record per call), printed
+// beside the cost of one clock read.
 //
 // Run without mpiexec, it is the driver: it launches itself as workers through
 // mpiexec, alternating native and preloaded runs so that machine noise (other
@@ -11,6 +14,9 @@
 
 #include <mpi.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -37,36 +43,64 @@ double now_ns() {
   return monotonic_seconds() * 1e9;
 }
 
-// argv: --worker self|world CALLS
+constexpr std::string_view kReadTag = "read_ns=";
+constexpr std::string_view kTscTag = "tsc_ns=";
+
+// The fastest of 10 batches of `per_batch` calls of `call`, in ns per call:
+// on a shared node another process taking the core for a while inflates one
+// batch, not the estimate. Both sides are measured the same way.
+template <typename Call>
+double fastest_batch(long per_batch, Call call) {
+  constexpr long kBatches = 10;
+  double per_call = 0.0;
+  for (long batch = 0; batch < kBatches; ++batch) {
+    const double start = now_ns();
+    for (long i = 0; i < per_batch; ++i) call();
+    const double batch_per_call = (now_ns() - start) / static_cast<double>(per_batch);
+    per_call = batch == 0 ? batch_per_call : std::min(per_call, batch_per_call);
+  }
+  return per_call;
+}
+
+// argv: --worker self|world CALLS barrier|allreduce
 int run_worker(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const bool self = argc > 2 && std::string_view(argv[2]) == "self";
   const long calls = argc > 3 ? std::max(1L, std::atol(argv[3])) : 100000;
+  const bool allreduce = argc > 4 && std::string_view(argv[4]) == "allreduce";
   MPI_Comm comm = self ? MPI_COMM_SELF : MPI_COMM_WORLD;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double in = 1, out = 0;
+  const auto call = [&] {
+    if (allreduce) {
+      MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
+    } else {
+      MPI_Barrier(comm);
+    }
+  };
 
   // Warm-up: first calls pay for lazy initialisation (ours and the MPI's).
-  for (long i = 0; i < calls / 10; ++i) MPI_Barrier(comm);
-  // The calls are timed in batches and the fastest batch counts: on a shared
-  // node another process taking the core for a while inflates one batch, not
-  // the estimate. Both sides are measured the same way.
-  constexpr long kBatches = 10;
-  const long per_batch = std::max(1L, calls / kBatches);
-  double per_call = 0.0;
-  MPI_Barrier(MPI_COMM_WORLD);
-  for (long batch = 0; batch < kBatches; ++batch) {
-    const double start = now_ns();
-    for (long i = 0; i < per_batch; ++i) MPI_Barrier(comm);
-    const double batch_per_call = (now_ns() - start) / static_cast<double>(per_batch);
-    per_call = batch == 0 ? batch_per_call : std::min(per_call, batch_per_call);
-  }
+  for (long i = 0; i < calls / 10; ++i) call();
+  const long per_batch = std::max(1L, calls / 10);
+  PMPI_Barrier(MPI_COMM_WORLD);
+  const double per_call = fastest_batch(per_batch, call);
+  // The floor of a timed call: one read of the clocks the library reads
+  // (the TSC where it is invariant, else the time source).
+  const double read = fastest_batch(per_batch, [] { (void)monotonic_seconds(); });
+  double tsc = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  volatile unsigned long long sink = 0;
+  tsc = fastest_batch(per_batch, [&] { sink = __rdtsc(); });
+#endif
 
   // The slowest rank is what a benchmark would see.
   double slowest = 0.0;
-  MPI_Reduce(&per_call, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&per_call, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("%.*s%.3f\n", static_cast<int>(kResultTag.size()), kResultTag.data(), slowest);
+    std::printf("%.*s%.3f %.*s%.3f %.*s%.3f\n", static_cast<int>(kResultTag.size()),
+                kResultTag.data(), slowest, static_cast<int>(kReadTag.size()), kReadTag.data(),
+                read, static_cast<int>(kTscTag.size()), kTscTag.data(), tsc);
   MPI_Finalize();
   return 0;
 }
@@ -79,6 +113,8 @@ struct Options {
   int rounds = 5;
   long self_calls = 2'000'000;
   long pair_calls = 200'000;
+  std::string operation = "barrier";  // or allreduce
+  std::string mode = "off";           // HARMONIZE_MODE of the preloaded side
 };
 
 struct Case {
@@ -88,28 +124,32 @@ struct Case {
   long calls;
 };
 
-std::optional<double> parse_result(const std::string& output) {
-  const auto at = output.find(kResultTag);
+std::optional<double> parse_tagged(const std::string& output, std::string_view tag) {
+  const auto at = output.find(tag);
   if (at == std::string::npos) return std::nullopt;
-  return std::strtod(output.c_str() + at + kResultTag.size(), nullptr);
+  return std::strtod(output.c_str() + at + tag.size(), nullptr);
 }
 
 // The launcher gets the preload through its own option, not LD_PRELOAD in its
 // own environment: mpiexec itself must not load the library.
 std::vector<std::string> command(const Options& options, Flavor flavor, const Case& c,
                                  const std::string& self_path, bool preload) {
-  std::vector<std::string> rank_environment{"HARMONIZE_MODE=off"};
+  std::vector<std::string> rank_environment{"HARMONIZE_MODE=" + options.mode,
+                                            "HARMONIZE_REPORT=none", "HARMONIZE_QUIET=1"};
   if (preload) rank_environment.push_back("LD_PRELOAD=" + options.library);
   std::vector<std::string> args =
       launch_command(options.mpiexec, flavor, c.ranks, {}, rank_environment);
-  args.insert(args.end(), {self_path, std::string(kWorkerFlag), c.comm, std::to_string(c.calls)});
+  args.insert(args.end(), {self_path, std::string(kWorkerFlag), c.comm, std::to_string(c.calls),
+                           options.operation});
   return args;
 }
 
 const char* const kUsage =
     "usage: harmonize-bench-overhead [--mpiexec PATH] [--library PATH] [--rounds N]\n"
     "                                [--self-calls N] [--pair-calls N]\n"
-    "Measures the time libharmonize adds to MPI_Barrier in HARMONIZE_MODE=off.\n"
+    "                                [--operation barrier|allreduce] [--mode off|observe]\n"
+    "Measures the time libharmonize adds to MPI_Barrier in HARMONIZE_MODE=off, or to\n"
+    "an 8-byte MPI_Allreduce (--operation allreduce), timed in mode observe.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 // The reason the command line is wrong, or "".
@@ -126,6 +166,14 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
       options.mpiexec = value;
     } else if (flag == "--library") {
       options.library = value;
+    } else if (flag == "--operation") {
+      options.operation = value;
+      if (options.operation != "barrier" && options.operation != "allreduce")
+        return "--operation is barrier or allreduce, not '" + options.operation + "'";
+    } else if (flag == "--mode") {
+      options.mode = value;
+      if (options.mode != "off" && options.mode != "observe" && options.mode != "harmonize")
+        return "--mode is off, observe or harmonize, not '" + options.mode + "'";
     } else {
       const auto n = parse_positive(value);
       if (!n) return "bad value '" + std::string(value) + "' for " + std::string(flag);
@@ -174,15 +222,17 @@ int run_driver(int argc, char** argv) {
   const std::vector<Case> cases{{"MPI_COMM_SELF, 1 rank", "self", 1, options.self_calls},
                                 {"MPI_COMM_WORLD, 2 ranks", "world", 2, options.pair_calls}};
 
+  const char* operation =
+      options.operation == "allreduce" ? "MPI_Allreduce of 8 bytes" : "MPI_Barrier";
   std::printf(
-      "# harmonize-bench-overhead: MPI_Barrier, native vs libharmonize preloaded with "
-      "HARMONIZE_MODE=off\n# library %s, %d rounds alternating the sides; per run the fastest of "
-      "10 "
-      "batches, then the median over rounds\n",
-      options.library.c_str(), options.rounds);
+      "# harmonize-bench-overhead: %s, native vs libharmonize preloaded with "
+      "HARMONIZE_MODE=%s\n# library %s, %d rounds alternating the sides; per run the fastest of "
+      "10 batches, then the median over rounds\n",
+      operation, options.mode.c_str(), options.library.c_str(), options.rounds);
   std::fflush(stdout);
   bool all_ran = true;
   std::vector<std::pair<std::optional<double>, std::optional<double>>> medians;
+  std::vector<double> reads, tsc_reads;
   for (const Case& c : cases) {
     std::vector<double> native;
     std::vector<double> preloaded;
@@ -193,14 +243,18 @@ int run_driver(int argc, char** argv) {
         const bool preload = (round + k) % 2 == 1;
         const auto args = command(options, flavor, c, self_path, preload);
         const Captured run = run_capture(args, env);
-        const auto value = run.status == 0 ? parse_result(run.output) : std::nullopt;
+        const auto value = run.status == 0 ? parse_tagged(run.output, kResultTag) : std::nullopt;
+        if (const auto read = parse_tagged(run.output, kReadTag))
+          reads.push_back(read.value_or(0.0));
+        if (const auto read = parse_tagged(run.output, kTscTag))
+          tsc_reads.push_back(read.value_or(0.0));
         if (!value) {
           std::fprintf(stderr, "harmonize-bench-overhead: '%s' failed (status %d)\n",
                        joined(args).c_str(), run.status);
           all_ran = false;
           continue;
         }
-        (preload ? preloaded : native).push_back(*value);
+        (preload ? preloaded : native).push_back(value.value_or(0.0));
       }
     }
     medians.emplace_back(median(native), median(preloaded));
@@ -215,10 +269,17 @@ int run_driver(int argc, char** argv) {
     std::printf("%-26s | %15s | %18s | %14s\n", cases[i].label, cell(native).c_str(),
                 cell(preloaded).c_str(), cell(added).c_str());
   }
+  if (const auto read = median(reads))
+    std::printf(
+        "# one read: clock_gettime(CLOCK_MONOTONIC) %.1f ns, TSC %.1f ns (a timed call "
+        "reads the TSC twice where it is invariant)\n",
+        read.value_or(0.0), median(tsc_reads).value_or(0.0));
   std::printf("# reproduce: %s", self_path.c_str());
-  std::printf(" --mpiexec %s --library %s --rounds %d --self-calls %ld --pair-calls %ld\n",
-              options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.self_calls,
-              options.pair_calls);
+  std::printf(
+      " --mpiexec %s --library %s --rounds %d --self-calls %ld --pair-calls %ld --operation %s "
+      "--mode %s\n",
+      options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.self_calls,
+      options.pair_calls, options.operation.c_str(), options.mode.c_str());
   std::printf("# one worker: %s\n",
               joined(command(options, flavor, cases[0], self_path, true)).c_str());
   return all_ran ? 0 : 1;

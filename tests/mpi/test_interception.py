@@ -1,10 +1,9 @@
 """The library intercepts MPI_Barrier from C, Fortran and Python programs and
 leaves what it must not touch exactly as MPI does it."""
-import subprocess
 
 import pytest
 
-from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, run_mpi
+from conftest import PROGRAMS, PYTHON, SOURCE_DIR, run_mpi, skip_unless_mpi4py_matches
 
 VERBOSE = {"HARMONIZE_VERBOSE": "1"}
 
@@ -54,23 +53,8 @@ def test_fortran_barriers_are_intercepted(program, expected):
     assert intercepted(result) == (2 * expected, 0, 2 * expected)
 
 
-def mpi4py_flavor():
-    """Which MPI Debian's mpi4py is linked against (without starting MPI)."""
-    probe = subprocess.run(
-        [PYTHON, "-c", "import glob, mpi4py; print(glob.glob(mpi4py.__path__[0] + '/MPI*.so')[0])"],
-        capture_output=True, text=True)
-    if probe.returncode != 0:
-        return None
-    linked = subprocess.run(["ldd", probe.stdout.strip()], capture_output=True, text=True).stdout
-    return "mpich" if "libmpich" in linked else "openmpi" if "libmpi.so" in linked else None
-
-
 def test_mpi4py_barriers_are_intercepted():
-    flavor = mpi4py_flavor()
-    if flavor is None:
-        pytest.skip("mpi4py (python3-mpi4py) is not installed")
-    if flavor != MPI_FLAVOR:
-        pytest.skip(f"mpi4py is built for {flavor}, the library under test for {MPI_FLAVOR}")
+    skip_unless_mpi4py_matches()
     script = SOURCE_DIR / "tests" / "mpi" / "programs" / "barrier_mpi4py.py"
     result = run_mpi(2, [PYTHON, script], env=VERBOSE, check=True)
     assert "mpi4py done" in result.stdout

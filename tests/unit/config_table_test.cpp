@@ -59,6 +59,8 @@ std::string other_value(const Variable& v) {
       return "other-%j.json";
     case Kind::text:
       return "other";
+    case Kind::collectives:
+      return v.default_value == "none" ? "all" : "none";
   }
   FAIL("no other value for " << v.name);
   return "";

@@ -86,4 +86,10 @@ CommFacts describe_communicator(MPI_Comm comm) {
   return facts;
 }
 
+int thread_level() {
+  int provided = MPI_THREAD_SINGLE;
+  check_mpi(PMPI_Query_thread(&provided), "PMPI_Query_thread");
+  return provided;
+}
+
 }  // namespace harmonize::sync

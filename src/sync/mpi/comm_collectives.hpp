@@ -47,4 +47,7 @@ struct CommFacts {
 // Throws MpiError.
 CommFacts describe_communicator(MPI_Comm comm);
 
+// The thread support MPI provides (PMPI_Query_thread). Throws MpiError.
+int thread_level();
+
 }  // namespace harmonize::sync

@@ -1,0 +1,73 @@
+#include "harmonize/collective_matching.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace harmonize {
+
+void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
+                       const PendingCalls& pending, report::CommStats& stats) {
+  const bool root = members.rank() == 0;
+  // Members keep the same number of calls unless one of them lost some (a
+  // program whose members call different collectives, or memory): the
+  // common prefix is matched, the rest counted.
+  const double kept = static_cast<double>(pending.calls.size());
+  const double counts[2] = {kept, -kept};
+  double agreed[2] = {0, 0};
+  members.all_reduce(counts, agreed, sync::ReduceOp::max);
+  const auto n = static_cast<std::size_t>(-agreed[1]);
+  // Each member counts its own calls (the report sums them).
+  const auto unmatched = [&](std::size_t matched) {
+    stats.collective_calls_unmatched += pending.calls_seen - matched;
+  };
+  if (n == 0) {
+    unmatched(0);
+    return;
+  }
+
+  using report::kMaxFields;
+  using report::kMinFields;
+  std::vector<double> maxima(n * kMaxFields), minima(n * kMinFields);
+  for (std::size_t i = 0; i < n; ++i) {
+    const TimedCall& call = pending.calls[i];
+    const double entry = clock.to_global(call.entry);
+    const double exit = clock.to_global(call.exit);
+    const double operation = static_cast<double>(call.operation);
+    double* hi = &maxima[i * kMaxFields];
+    hi[0] = operation;
+    hi[1] = static_cast<double>(call.bytes);
+    hi[2] = call.root;
+    hi[3] = entry;
+    hi[4] = exit;
+    hi[5] = call.after_barrier ? 0.0 : 1.0;
+    hi[6] = clock.error_bound_at(exit);
+    minima[i * kMinFields] = operation;
+    minima[i * kMinFields + 1] = entry;
+  }
+  std::vector<double> max_out(maxima.size()), min_out(root ? minima.size() : 0);
+  members.all_reduce(maxima, max_out, sync::ReduceOp::max);
+  members.reduce_to_root(minima, min_out, sync::ReduceOp::min, 0);
+
+  // Every member: its own time in each call, under the agreed key.
+  for (std::size_t i = 0; i < n; ++i) {
+    const TimedCall& call = pending.calls[i];
+    const double* hi = &max_out[i * kMaxFields];
+    if (hi[0] != static_cast<double>(call.operation)) break;  // the sequences part here
+    const report::CollectiveKey key{static_cast<int>(hi[0]), static_cast<std::uint64_t>(hi[1]),
+                                    static_cast<int>(hi[2])};
+    stats.collectives.add_local(key, hi[5] == 0, call.exit - call.entry);
+  }
+  // The root alone learns where the sequences part (the minima are its);
+  // the others count what exceeds the common length.
+  if (!root) {
+    unmatched(n);
+    return;
+  }
+  bool mismatched = false;
+  const std::vector<report::MatchedCall> matched =
+      report::match_calls(max_out, min_out, n, mismatched);
+  for (const report::MatchedCall& call : matched) stats.collectives.add_matched(call);
+  unmatched(matched.size());
+}
+
+}  // namespace harmonize

@@ -1,0 +1,24 @@
+#pragma once
+// Matching the timed collective calls of one communicator across its members
+// (docs/collectives.md): collective over the communicator, called where a
+// program is not timing anything (the start of a barrier, MPI_Finalize).
+#include "clock/global_clock.hpp"
+#include "harmonize/collective_timer.hpp"
+#include "report/comm_stats.hpp"
+#include "sync/collectives.hpp"
+
+namespace harmonize {
+
+// Matching is due on a communicator once it has seen this many calls since
+// the last matching: the same count on every member of a correct program,
+// so every member decides alike at the same barrier.
+inline constexpr std::uint64_t kMatchBatch = 64;
+
+// The i-th pending call of every member is the same call (collectives on one
+// communicator are called in the same order by all of them). Every member
+// adds its own time in each call and counts its calls left unmatched; rank
+// 0 of the communicator adds the cross-member figures. Throws MpiError.
+void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
+                       const PendingCalls& pending, report::CommStats& stats);
+
+}  // namespace harmonize

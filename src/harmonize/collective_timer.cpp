@@ -1,0 +1,117 @@
+#include "harmonize/collective_timer.hpp"
+
+#include <algorithm>
+#include <new>
+
+namespace harmonize {
+
+void CollectiveTimer::add(TimedCall call) noexcept {
+  lock();
+  call.after_barrier = token_ == call.comm && call.comm != MPI_COMM_NULL;
+  token_ = MPI_COMM_NULL;  // any collective in between spoils the barrier's pattern
+  if (size_ == kCapacity) {
+    // Thousands of calls without a barrier: set them aside by communicator
+    // (memory only, no communication), counted.
+    spills_ += 1;
+    try {
+      drain_locked();
+    } catch (const std::bad_alloc&) {
+      size_ = 0;  // lost; the members' counts still agree (calls_seen below)
+    }
+  }
+  buffer_[size_++] = call;
+  unlock();
+}
+
+void CollectiveTimer::barrier_left(MPI_Comm comm, bool in_time) noexcept {
+  lock();
+  token_ = in_time ? comm : MPI_COMM_NULL;
+  unlock();
+}
+
+void CollectiveTimer::drain_locked() {
+  // Benchmarks call one communicator's collectives in a row: one lookup per
+  // run of them.
+  PendingCalls* pending = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  // Every stamp in the buffer was taken since the last drain's pair.
+  const clock::TickStamp::Pair pair = stamp_.pair();
+  for (std::size_t i = 0; i < size_; ++i) {
+    TimedCall& call = buffer_[i];
+    call.entry = stamp_.seconds_at(last_pair_, pair, call.entry);
+    call.exit = stamp_.seconds_at(last_pair_, pair, call.exit);
+    if (pending == nullptr || buffer_[i].comm != comm) {
+      comm = buffer_[i].comm;
+      pending = &pending_[comm];
+    }
+    pending->calls_seen += 1;
+    if (pending->calls.size() < kMaxPending) pending->calls.push_back(call);
+  }
+  last_pair_ = pair;
+  size_ = 0;
+}
+
+void CollectiveTimer::forget(MPI_Comm comm) noexcept {
+  lock();
+  try {
+    drain_locked();
+  } catch (...) {
+    size_ = 0;  // memory: what was buffered is lost on this member alone
+  }
+  const auto found = pending_.find(comm);
+  if (found != pending_.end()) {
+    forgotten_ += found->second.calls_seen;
+    pending_.erase(found);
+  }
+  unlock();
+}
+
+std::uint64_t CollectiveTimer::calls_seen(MPI_Comm comm) {
+  lock();
+  std::uint64_t seen = 0;
+  try {
+    drain_locked();
+    const auto found = pending_.find(comm);
+    seen = found == pending_.end() ? 0 : found->second.calls_seen;
+  } catch (...) {
+    unlock();
+    throw;
+  }
+  unlock();
+  return seen;
+}
+
+PendingCalls CollectiveTimer::take(MPI_Comm comm) {
+  lock();
+  PendingCalls taken;
+  try {
+    drain_locked();
+    const auto found = pending_.find(comm);
+    if (found != pending_.end()) {
+      taken = std::move(found->second);
+      pending_.erase(found);
+    }
+  } catch (...) {
+    unlock();
+    throw;
+  }
+  unlock();
+  return taken;
+}
+
+std::vector<PendingCalls> CollectiveTimer::take_all() {
+  lock();
+  std::vector<PendingCalls> all;
+  try {
+    drain_locked();
+    for (auto& [comm, pending] : pending_) all.push_back(std::move(pending));
+    pending_.clear();
+  } catch (...) {
+    unlock();
+    throw;
+  }
+  unlock();
+  return all;
+}
+
+}  // namespace harmonize

@@ -1,0 +1,92 @@
+#pragma once
+// What the library measured of the collective calls of one communicator, per
+// key (operation, bytes per process, root): every call matched across the
+// members on the global clock (docs/collectives.md).
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "report/distribution.hpp"
+
+namespace harmonize::report {
+
+struct CollectiveKey {
+  int operation = 0;        // index into kCollectiveNames
+  std::uint64_t bytes = 0;  // count x type size, the largest of the members'
+  int root = -1;            // -1: not a rooted operation
+  friend auto operator<=>(const CollectiveKey&, const CollectiveKey&) = default;
+};
+
+// One matched call, as the members' stamps on the global clock show it.
+struct MatchedCall {
+  CollectiveKey key;
+  double arrival_skew = 0;       // max(entry) - min(entry)
+  double t_global = 0;           // max(exit) - min(entry) (paper 002, eq. 4)
+  double t_all_present = 0;      // max(exit) - max(entry)
+  double clock_error_bound = 0;  // the largest of the members' at their exits
+  // Preceded by a harmonized barrier every member left in time, with no
+  // other collective in between (paper 000, Listing 1).
+  bool valid = false;
+};
+
+struct CollectiveStats {
+  CollectiveKey key;
+  std::uint64_t calls = 0;
+  std::uint64_t valid_calls = 0;
+  double clock_error_bound = 0;  // the largest over the calls
+  // Across members, rank 0 of the communicator only.
+  Distribution arrival_skew;
+  Distribution t_global;
+  Distribution t_all_present;
+  Distribution valid_arrival_skew;
+  Distribution valid_t_global;
+  // Each member's own time in the call (what OSU averages), every member.
+  Distribution local;
+  Distribution valid_local;
+
+  friend bool operator==(const CollectiveStats&, const CollectiveStats&) = default;
+};
+
+// The keys of a communicator, bounded: a call whose key would exceed the
+// bound is counted, not kept.
+class CollectiveTable {
+ public:
+  static constexpr std::size_t kMaxKeys = 64;
+
+  // Counts a matched call (the cross-member figures: rank 0 of the
+  // communicator) and, on every member, its own time in the call.
+  void add_matched(const MatchedCall& call);
+  void add_local(const CollectiveKey& key, bool valid, double seconds);
+  // Merges another member's or communicator's table (by key).
+  void merge(const CollectiveTable& other);
+
+  const std::vector<CollectiveStats>& keys() const { return keys_; }
+  std::uint64_t calls_over_key_limit() const { return over_limit_; }
+  std::uint64_t& calls_over_key_limit() { return over_limit_; }
+
+  void append_to(std::vector<double>& out) const;
+  static std::optional<CollectiveTable> read_from(std::span<const double> in, std::size_t& offset);
+
+  friend bool operator==(const CollectiveTable&, const CollectiveTable&) = default;
+
+ private:
+  CollectiveStats* find_or_add(const CollectiveKey& key);
+
+  std::vector<CollectiveStats> keys_;  // sorted by key
+  std::uint64_t over_limit_ = 0;
+};
+
+// The cross-member figures of `n` calls from the members' stamps reduced
+// element-wise: `maxima` holds per call [operation, bytes, root, entry,
+// exit, invalid, clock error bound] (the largest of the members'), `minima`
+// per call [operation, entry] (the smallest). A call whose operation differs
+// between members (a program whose members called different collectives)
+// ends the batch: the calls before it are returned, `mismatched` says so.
+inline constexpr std::size_t kMaxFields = 7;
+inline constexpr std::size_t kMinFields = 2;
+std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<const double> minima,
+                                     std::size_t n, bool& mismatched);
+
+}  // namespace harmonize::report

@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "report/collective_stats.hpp"
+
+using harmonize::report::CollectiveKey;
+using harmonize::report::CollectiveTable;
+using harmonize::report::kMaxFields;
+using harmonize::report::kMinFields;
+using harmonize::report::match_calls;
+using harmonize::report::MatchedCall;
+
+TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the members' stamps",
+          "[report][collectives]") {
+  // Two calls of two members. Call 0: entries at 10.0 and 10.000200, exits
+  // at 10.000250 and 10.000260: the second member arrived 200 us late.
+  // maxima: [operation, bytes, root, entry, exit, invalid, bound]
+  const std::vector<double> maxima = {0, 8,    -1, 10.000200, 10.000260, 0, 1e-6,
+                                      2, 1024, 1,  11.000010, 11.000030, 1, 2e-6};
+  const std::vector<double> minima = {0, 10.0, 2, 11.0};
+  bool mismatched = true;
+  const std::vector<MatchedCall> calls = match_calls(maxima, minima, 2, mismatched);
+  CHECK_FALSE(mismatched);
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0].key == CollectiveKey{0, 8, -1});
+  CHECK(calls[0].arrival_skew == Approx(200e-6).epsilon(1e-9));
+  CHECK(calls[0].t_global == Approx(260e-6).epsilon(1e-9));
+  CHECK(calls[0].t_all_present == Approx(60e-6).epsilon(1e-9));
+  CHECK(calls[0].valid);
+  CHECK(calls[0].clock_error_bound == 1e-6);
+  CHECK(calls[1].key == CollectiveKey{2, 1024, 1});
+  CHECK(calls[1].arrival_skew == Approx(10e-6).epsilon(1e-9));
+  CHECK_FALSE(calls[1].valid);
+}
+
+TEST_CASE("members that called different collectives end the matching there",
+          "[report][collectives]") {
+  // Call 1: one member was in an allreduce (0), another in a bcast (2).
+  const std::vector<double> maxima = {0, 8, -1, 1, 2, 0, 0, 2, 8, -1, 3, 4, 0, 0};
+  const std::vector<double> minima = {0, 1, 0, 3};
+  bool mismatched = false;
+  CHECK(match_calls(maxima, minima, 2, mismatched).size() == 1);
+  CHECK(mismatched);
+  static_assert(kMaxFields == 7 && kMinFields == 2);
+}
+
+TEST_CASE("a collective table keeps its keys sorted, valid calls apart, and bounded",
+          "[report][collectives]") {
+  CollectiveTable table;
+  MatchedCall call;
+  call.key = {0, 64, -1};
+  call.arrival_skew = 3e-6;
+  call.t_global = 9e-6;
+  call.t_all_present = 6e-6;
+  call.clock_error_bound = 5e-7;
+  table.add_matched(call);
+  call.valid = true;
+  call.clock_error_bound = 2e-7;
+  table.add_matched(call);
+  table.add_local({0, 64, -1}, true, 4e-6);
+  table.add_local({0, 64, -1}, false, 5e-6);
+  call.key = {0, 8, -1};
+  table.add_matched(call);
+  REQUIRE(table.keys().size() == 2);
+  CHECK(table.keys()[0].key.bytes == 8);  // sorted
+  const auto& big = table.keys()[1];
+  CHECK(big.calls == 2);
+  CHECK(big.valid_calls == 1);
+  CHECK(big.clock_error_bound == 5e-7);  // the largest
+  CHECK(big.t_global.count() == 2);
+  CHECK(big.valid_t_global.count() == 1);
+  CHECK(big.local.count() == 2);
+  CHECK(big.valid_local.count() == 1);
+  CHECK(big.valid_local.max() == 4e-6);
+
+  for (std::uint64_t bytes = 1000; table.keys().size() < CollectiveTable::kMaxKeys; ++bytes) {
+    call.key = {1, bytes, -1};
+    table.add_matched(call);
+  }
+  call.key = {5, 1, -1};
+  table.add_matched(call);
+  table.add_matched(call);
+  CHECK(table.keys().size() == CollectiveTable::kMaxKeys);
+  CHECK(table.calls_over_key_limit() == 2);
+}
+
+TEST_CASE("a collective table round-trips through the flat encoding and merges by key",
+          "[report][collectives]") {
+  CollectiveTable a;
+  MatchedCall call;
+  call.key = {3, 16, 0};
+  call.arrival_skew = 1e-6;
+  call.valid = true;
+  a.add_matched(call);
+  a.add_local(call.key, true, 2e-6);
+  std::vector<double> flat = {42};  // something before it
+  a.append_to(flat);
+  std::size_t offset = 1;
+  const auto back = CollectiveTable::read_from(flat, offset);
+  REQUIRE(back);
+  CHECK(*back == a);
+  CHECK(offset == flat.size());
+  std::size_t truncated_at = 1;
+  CHECK_FALSE(CollectiveTable::read_from(std::span(flat).first(flat.size() - 1), truncated_at));
+  CHECK(truncated_at == 1);
+
+  CollectiveTable b;
+  b.add_local(call.key, false, 3e-6);
+  b.merge(a);
+  REQUIRE(b.keys().size() == 1);
+  CHECK(b.keys()[0].calls == 1);
+  CHECK(b.keys()[0].local.count() == 2);
+  CHECK(b.keys()[0].valid_local.count() == 1);
+}
