@@ -1,14 +1,13 @@
 // The exported blocking collectives (HARMONIZE_COLLECTIVES): each is timed at
 // entry and exit and otherwise passed through unchanged. Thin on purpose:
-// everything but the two clock reads and one record happens later, off the
-// hot path (harmonize/collective_timer.hpp). Fortran and mpi4py reach MPI's
-// C functions, where Open MPI's and MPICH's bindings route them.
+// everything but the two stamps and one record happens later, off the hot
+// path (harmonize/collective_timer.hpp). mpi4py calls these; Fortran
+// programs come through fortran_collective_entry_points.cpp.
 #include <mpi.h>
 
 #include <cstdint>
 
-#include "harmonize/collective_timer.hpp"
-#include "shim/reentrancy_guard.hpp"
+#include "shim/timed_call.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -20,21 +19,9 @@ using harmonize::Collective;
 // of what this process contributes (its send side; the receive side where
 // the send buffer is MPI_IN_PLACE). Read after the call: outside the timed
 // interval.
-std::uint64_t bytes_of(long long count, MPI_Datatype type) {
-  int size = 0;
-  if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return 0;
-  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
-}
-
-int size_of(MPI_Comm comm) {
-  int size = 0;
-  return PMPI_Comm_size(comm, &size) == MPI_SUCCESS ? size : 0;
-}
-
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS ? rank : 0;
-}
+using harmonize::shim::bytes_of;
+using harmonize::shim::rank_of;
+using harmonize::shim::size_of;
 
 long long sum_of(const int counts[], int n) {
   long long total = 0;
@@ -49,20 +36,8 @@ std::uint64_t in_or_out(const void* sendbuf, long long sendcount, MPI_Datatype s
 
 template <typename Bytes, typename Call>
 int timed(Collective operation, MPI_Comm comm, int root, Bytes bytes, Call call) {
-  harmonize::CollectiveTimer* timer = harmonize::g_collective_timer;
-  if (timer == nullptr || !timer->times(operation)) return call();
-  harmonize::shim::ReentrancyGuard guard;
-  if (!guard.outermost()) return call();
-  const double entry = timer->now();
-  const int status = call();
-  const double exit = timer->now();
-  timer->add({.entry = entry,
-              .exit = exit,
-              .bytes = bytes(),
-              .comm = comm,
-              .root = root,
-              .operation = operation});
-  return status;
+  return harmonize::shim::timed(
+      operation, [comm] { return comm; }, [root] { return root; }, bytes, call);
 }
 
 }  // namespace

@@ -133,3 +133,19 @@ def test_mpi4py_collectives_are_timed(tmp_path):
     keys = keys_of(world_of(report))
     assert keys[("allreduce", 128, None)]["calls"] == 200
     assert keys[("allreduce", 128, None)]["valid_calls"] > 0
+
+
+@pytest.mark.parametrize("program", ["collectives_mpif", "collectives_f08"])
+def test_fortran_collectives_are_timed(tmp_path, program):
+    # The bindings call MPI's C profiling functions directly: these are
+    # caught at their Fortran names, each once (not again in C).
+    path = PROGRAMS / program
+    if not path.exists():
+        pytest.skip("built without MPI Fortran support")
+    report, result = report_of(tmp_path, program, [path])
+    assert "collectives done" in result.stdout
+    keys = keys_of(world_of(report))
+    allreduce = keys[("allreduce", 32, None)]
+    assert allreduce["calls"] == 51  # the last one in place: the send side's count
+    assert allreduce["valid_calls"] <= 50  # not the last: no barrier before it
+    assert keys[("bcast", 32, 0)]["calls"] == 50
