@@ -43,6 +43,25 @@ std::string clock_error_text(const CommSummary& c, const std::optional<ClockChec
   return text + ")";
 }
 
+// The collective timer's harvest (docs/collectives.md): calls matched, of
+// which valid, over how many operation/size/root keys; and what was lost.
+std::string collectives_text(const CommSummary& c) {
+  std::uint64_t calls = 0, valid = 0;
+  for (const CollectiveStats& key : c.collectives.keys()) {
+    calls += key.calls;
+    valid += key.valid_calls;
+  }
+  const std::uint64_t unmatched = c.collective_calls_unmatched;
+  if (calls == 0 && unmatched == 0) return {};
+  std::string text = ", " + plural(calls, "collective call", "collective calls") + " timed";
+  if (calls > 0) {
+    text += " (" + std::to_string(valid) + " valid, " +
+            plural(c.collectives.keys().size(), "key", "keys") + ")";
+  }
+  if (unmatched > 0) text += ", " + std::to_string(unmatched) + " unmatched";
+  return text;
+}
+
 std::string communicator_text(const CommSummary& c, bool harmonized,
                               const std::optional<ClockCheckInfo>& check) {
   std::string text = c.name + ": " + plural(c.calls, "barrier", "barriers");
@@ -53,6 +72,7 @@ std::string communicator_text(const CommSummary& c, bool harmonized,
             format_duration(c.exit_skew.percentile(99.0)) + clock_error_text(c, check);
   }
   if (harmonized) text += ", " + plural(c.resyncs, "resync", "resyncs");
+  text += collectives_text(c);
   if (c.not_harmonized_calls > 0) {
     text += ", " + std::to_string(c.not_harmonized_calls) +
             " not harmonized: " + c.not_harmonized_reason;

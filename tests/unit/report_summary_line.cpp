@@ -98,3 +98,19 @@ TEST_CASE("the skew carries the clock-error bound and the end check", "[report][
   r.clock.end_check->inconsistent = 1;
   CHECK(summary_line(r).find("at end (beyond the bound))") != std::string::npos);
 }
+
+TEST_CASE("the collective calls timed are counted in the line", "[report][summary]") {
+  JobReport r = harmonize_report();
+  MatchedCall call;
+  call.key = {0, 8, -1};
+  call.valid = true;
+  r.communicators[0].collectives.add_matched(call);
+  call.valid = false;
+  r.communicators[0].collectives.add_matched(call);
+  call.key = {2, 1024, 1};
+  r.communicators[0].collectives.add_matched(call);
+  r.communicators[0].collective_calls_unmatched = 5;
+  CHECK_THAT(summary_line(r),
+             Catch::Contains("2 resyncs, 3 collective calls timed (1 valid, 2 keys), 5 unmatched "
+                             "| report"));
+}
