@@ -5,6 +5,18 @@
 
 namespace harmonize {
 
+void match_alone(const PendingCalls& pending, report::CommStats& stats) {
+  for (const TimedCall& call : pending.calls) {
+    report::MatchedCall matched;
+    matched.key = {static_cast<int>(call.operation), call.bytes, call.root};
+    matched.t_global = matched.t_all_present = call.exit - call.entry;
+    matched.valid = call.after_barrier;
+    stats.collectives.add_matched(matched);
+    stats.collectives.add_local(matched.key, matched.valid, matched.t_global);
+  }
+  stats.collective_calls_unmatched += pending.calls_seen - pending.calls.size();
+}
+
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
                        const PendingCalls& pending, report::CommStats& stats) {
   const bool root = members.rank() == 0;

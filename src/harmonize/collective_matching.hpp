@@ -21,4 +21,8 @@ inline constexpr std::uint64_t kMatchBatch = 64;
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
                        const PendingCalls& pending, report::CommStats& stats);
 
+// The same for a communicator of one process (IMB's runs on one process,
+// MPI_COMM_SELF): no skew, t_global is the call's own time; no communication.
+void match_alone(const PendingCalls& pending, report::CommStats& stats);
+
 }  // namespace harmonize

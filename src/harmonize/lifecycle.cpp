@@ -141,6 +141,15 @@ int intercepted_barrier(MPI_Comm comm, Entry entry) noexcept {
   return guarded("MPI_Barrier", MPI_ERR_INTERN, [&] { return library->session->barrier(comm); });
 }
 
+void communicator_freeing(MPI_Comm comm) noexcept {
+  Library* library = g_library;
+  if (library == nullptr || g_collective_timer == nullptr) return;
+  guarded("MPI_Comm_free", MPI_ERR_INTERN, [&] {
+    library->session->comm_freeing(comm);
+    return MPI_SUCCESS;
+  });
+}
+
 int harmonize_barrier(MPI_Comm comm, int* flag) noexcept {
   Library* library = g_library;
   if (library == nullptr) return MPI_ERR_OTHER;  // before MPI_Init or after MPI_Finalize

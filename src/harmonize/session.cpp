@@ -222,9 +222,28 @@ CommState& SessionImpl::state_for(MPI_Comm comm) {
 // The user's MPI status comes back as an MpiError from the collectives on the
 // user's communicator (MPI has already run the user's error handler).
 void SessionImpl::match_timed_calls(CommState& state, bool all_left) {
-  if (!timer_ || !state.protocol) return;
+  const bool alone = state.kind == logic::CommKind::self;
+  if (!timer_ || (!state.protocol && !alone)) return;  // intercommunicators: not matched
   if (!all_left && timer_->calls_seen(state.user) < kMatchBatch) return;
-  match_collectives(*state.members, state.clock->clock(), timer_->take(state.user), state.timed);
+  if (alone) {
+    match_alone(timer_->take(state.user), state.timed);
+  } else {
+    match_collectives(*state.members, state.clock->clock(), timer_->take(state.user), state.timed);
+  }
+}
+
+void SessionImpl::comm_freeing(MPI_Comm comm) {
+  if (!timer_) return;
+  // Freeing is collective: every member is here, so the calls not yet
+  // matched are matched now rather than lost (IMB frees each communicator
+  // right after its largest sizes).
+  try {
+    if (CommState* state = registry_->find(comm)) match_timed_calls(*state, true);
+  } catch (const sync::MpiError&) {
+    // An invalid handle, or a failed matching: MPI has reported it through
+    // the user's handler (PMPI_Comm_free will too); the free goes on.
+  }
+  timer_->forget(comm);  // a communicator that never had a barrier: counted
 }
 
 int SessionImpl::barrier(MPI_Comm comm) {
@@ -235,12 +254,12 @@ int SessionImpl::barrier(MPI_Comm comm) {
   if (shared_clock_notice_.pending()) shared_clock_notice_.flush();
   try {
     CommState& state = state_for(comm);
+    // Before the barrier's entry: nothing the program times is disturbed.
+    match_timed_calls(state, false);
     if (!state.protocol) {
       state.passed_through.stats.calls += 1;
       return sync::native_barrier(comm);
     }
-    // Before the barrier's entry: nothing the program times is disturbed.
-    match_timed_calls(state, false);
     if (policy_.mode == config::Mode::harmonize) {
       const int flag = state.protocol->harmonized();
       if (timer_) timer_->barrier_left(comm, flag == 1);

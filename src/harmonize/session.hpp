@@ -33,6 +33,9 @@ class Session {
   // The timer of the collectives (HARMONIZE_COLLECTIVES), or null when
   // nothing is timed (mode off, or none).
   virtual CollectiveTimer* collective_timer() = 0;
+  // MPI_Comm_free is about to free `comm` (collective over its members): its
+  // timed calls are matched now. Throws what the collectives throw.
+  virtual void comm_freeing(MPI_Comm comm) = 0;
 };
 
 }  // namespace harmonize

@@ -27,6 +27,7 @@ class SessionImpl final : public Session {
   int last_flag(MPI_Comm comm, int* flag) override;
   void finish() override;
   CollectiveTimer* collective_timer() override { return timer_.get(); }
+  void comm_freeing(MPI_Comm comm) override;
 
  private:
   bool affects(MPI_Comm comm) const;

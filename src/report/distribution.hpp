@@ -1,7 +1,8 @@
 #pragma once
 // Streaming distribution of durations in seconds: exact count/sum/min/max,
-// percentiles from a log-linear histogram. Memory is bounded (a fixed number
-// of buckets, allocated on first use per sign) whatever the number of samples.
+// percentiles from a log-linear histogram. Memory is bounded (at most a fixed
+// number of buckets, only the span in use stored, per sign) whatever the
+// number of samples.
 
 #include <array>
 #include <cstddef>
@@ -69,8 +70,12 @@ class Distribution {
   std::uint64_t near_zero_ = 0;  // |v| below the first bucket, either sign
   std::uint64_t positive_overflow_ = 0;
   std::uint64_t negative_overflow_ = 0;
-  std::vector<std::uint64_t> positive_;  // empty until a positive sample arrives
+  // The buckets from the first to the last in use (index first_ + i), empty
+  // until a sample of that sign arrives.
+  std::vector<std::uint64_t> positive_;
   std::vector<std::uint64_t> negative_;  // lateness can be negative (early)
+  std::size_t positive_first_ = 0;
+  std::size_t negative_first_ = 0;
 };
 
 }  // namespace harmonize::report

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "report/format.hpp"
@@ -80,15 +81,16 @@ std::string communicator_text(const CommSummary& c, bool harmonized,
   return text;
 }
 
+// The communicator the line is about: the busiest one that is a real
+// communicator (the record of size-1 communicators sums every process's
+// calls, which outnumber any one communicator's without being more telling).
 const CommSummary* busiest(const std::vector<CommSummary>& communicators) {
+  const auto rank = [](const CommSummary& c) {
+    return std::tuple(c.kind != "self", c.calls, c.name == "MPI_COMM_WORLD");
+  };
   const CommSummary* best = nullptr;
-  for (const CommSummary& c : communicators) {
-    const bool world = c.name == "MPI_COMM_WORLD";
-    if (best == nullptr || c.calls > best->calls ||
-        (c.calls == best->calls && world && best->name != "MPI_COMM_WORLD")) {
-      best = &c;
-    }
-  }
+  for (const CommSummary& c : communicators)
+    if (best == nullptr || rank(c) > rank(*best)) best = &c;
   return best;
 }
 

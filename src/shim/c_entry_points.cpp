@@ -43,9 +43,11 @@ HARMONIZE_EXPORT int MPI_Barrier(MPI_Comm comm) {
 }
 
 HARMONIZE_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
-  // Its timed calls go before its handle can be reused.
-  if (harmonize::CollectiveTimer* timer = harmonize::g_collective_timer; timer && comm)
-    timer->forget(*comm);
+  // Its timed calls are matched (or counted) before its handle can be reused.
+  if (harmonize::g_collective_timer != nullptr && comm != nullptr) {
+    harmonize::shim::ReentrancyGuard guard;
+    if (guard.outermost()) harmonize::communicator_freeing(*comm);
+  }
   return PMPI_Comm_free(comm);
 }
 

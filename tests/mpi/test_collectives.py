@@ -149,3 +149,19 @@ def test_fortran_collectives_are_timed(tmp_path, program):
     assert allreduce["calls"] == 51  # the last one in place: the send side's count
     assert allreduce["valid_calls"] <= 50  # not the last: no barrier before it
     assert keys[("bcast", 32, 0)]["calls"] == 50
+
+
+def test_a_freed_communicator_is_matched_before_it_goes(tmp_path):
+    # IMB frees each communicator right after its largest sizes, fewer calls
+    # than a matching waits for: MPI_Comm_free (collective) matches them.
+    # Communicators of one process are matched without communication.
+    report, _ = report_of(tmp_path, "free", [PROGRAMS / "collective_free"])
+    by_name = {c["name"]: c for c in report["communicators"]}
+    copy = by_name["copy"]
+    assert copy["collectives"]["calls_unmatched"] == 0
+    assert keys_of(copy)[("allreduce", 4, None)]["calls"] == 10
+    alone = next(c for c in report["communicators"] if c["kind"] == "self")
+    bcast = keys_of(alone)[("bcast", 4, 0)]
+    assert bcast["calls"] == 10  # 5 on each process's own communicator
+    assert bcast["arrival_skew"]["max"] == 0
+    assert all(c["collectives"]["calls_unmatched"] == 0 for c in report["communicators"])

@@ -114,3 +114,14 @@ TEST_CASE("the collective calls timed are counted in the line", "[report][summar
              Catch::Contains("2 resyncs, 3 collective calls timed (1 valid, 2 keys), 5 unmatched "
                              "| report"));
 }
+
+TEST_CASE("the line is about a real communicator, not the sum of the size-1 ones",
+          "[report][summary]") {
+  JobReport r = harmonize_report();
+  CommSummary alone;
+  alone.name = "size-1 communicators (MPI_COMM_SELF and others, all processes)";
+  alone.kind = "self";
+  alone.calls = 5000;  // summed over every process
+  r.communicators.push_back(alone);
+  CHECK_THAT(summary_line(r), Catch::Contains("| MPI_COMM_WORLD: 1000 barriers"));
+}
