@@ -122,8 +122,8 @@ constexpr std::array kVariables{
     value<Kind::duration_or_auto, &Policy::slack>(
         "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
         "initial slack between the last process entering and the deadline; auto: twice the 90th "
-        "percentile of the needs measured before the first call (at most 10x their median, at "
-        "least 100ns); the slack is "
+        "percentile of the needs measured before the first call (at most 10x their median or "
+        "100us, at least 100ns); the slack is "
         "then chosen by cost every 256 calls, see docs/barrier.md"),
     value<Kind::percent, &Policy::miss_target>(
         "HARMONIZE_MISS_TARGET", "0.25%", 0.1, 50.0,

@@ -16,7 +16,9 @@ void CollectiveTimer::add(TimedCall call) noexcept {
     try {
       drain_locked();
     } catch (const std::bad_alloc&) {
-      size_ = 0;  // lost; the members' counts still agree (calls_seen below)
+      // Lost on this member alone; the matching's checks (common count,
+      // same operation) catch most of the misalignment that follows.
+      size_ = 0;
     }
   }
   buffer_[size_++] = call;

@@ -28,7 +28,8 @@ int initialize_library() noexcept;
 void finalize_library() noexcept;
 
 int intercepted_barrier(MPI_Comm comm, Entry entry) noexcept;
-// Before PMPI_Comm_free: the communicator's timed collectives are matched.
+// Inside MPI_Comm_free, before MPI frees it: the communicator's timed
+// collectives are matched.
 void communicator_freeing(MPI_Comm comm) noexcept;
 int harmonize_barrier(MPI_Comm comm, int* flag) noexcept;
 int last_harmonize_flag(MPI_Comm comm, int* flag) noexcept;

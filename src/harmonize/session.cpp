@@ -219,8 +219,6 @@ CommState& SessionImpl::state_for(MPI_Comm comm) {
   return *registry_->attach(comm, create_state(comm));
 }
 
-// The user's MPI status comes back as an MpiError from the collectives on the
-// user's communicator (MPI has already run the user's error handler).
 void SessionImpl::match_timed_calls(CommState& state, bool all_left) {
   const bool alone = state.kind == logic::CommKind::self;
   if (!timer_ || (!state.protocol && !alone)) return;  // intercommunicators: not matched
@@ -241,11 +239,13 @@ void SessionImpl::comm_freeing(MPI_Comm comm) {
     if (CommState* state = registry_->find(comm)) match_timed_calls(*state, true);
   } catch (const sync::MpiError&) {
     // An invalid handle, or a failed matching: MPI has reported it through
-    // the user's handler (PMPI_Comm_free will too); the free goes on.
+    // the user's handler (and the free will too); the free goes on.
   }
   timer_->forget(comm);  // a communicator that never had a barrier: counted
 }
 
+// The user's MPI status comes back as an MpiError from the collectives on the
+// user's communicator (MPI has already run the user's error handler).
 int SessionImpl::barrier(MPI_Comm comm) {
   if (timer_) timer_->barrier_left(comm, false);  // until this one is harmonized in time
   if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm))
@@ -326,7 +326,6 @@ void SessionImpl::match_left_at_finish() {
       // MPI has reported it through the user's handler; the rest can go on.
     }
   }
-  // Communicators that never had a barrier: nobody agreed on a matching.
   // Communicators that never had a barrier (nobody agreed on a matching),
   // or were freed before one, and the process's spills: on the world's record.
   std::uint64_t left = timer_->forgotten();

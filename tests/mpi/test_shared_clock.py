@@ -217,10 +217,15 @@ def test_a_real_time_namespace_is_caught(tmp_path):
     # figures, which an unshared clock ruins (a 1 s wait or a miss per call).
     assert world["harmonized_calls"] == 3000
     assert world["time_in_call"]["mean"] < 1e-3, world["time_in_call"]
-    assert world["missed_calls_any"] < 0.05 * world["calls"], world["missed_calls_any"]
+    # A clock off by 1 s misses every call; a sound one beside a CPU hog and a
+    # parallel test missed 5.6 % twice in a row (the machine's, not the clock's).
+    assert world["missed_calls_any"] < MISSED_AT_MOST * world["calls"], world["missed_calls_any"]
+
+
+MISSED_AT_MOST = 0.2
 
 
 def sound_barrier(world):
     """The figures test_a_real_time_namespace_is_caught asserts."""
     return (world["time_in_call"]["mean"] < 1e-3 and
-            world["missed_calls_any"] < 0.05 * world["calls"])
+            world["missed_calls_any"] < MISSED_AT_MOST * world["calls"])

@@ -259,6 +259,11 @@ TEST_CASE("a few preempted warm-up rounds do not make the first slack millisecon
   const SlackSettings s =
       derive_slack({.median = 12e-6, .p90 = 8.8e-3}, 0.0025, nullptr, nullptr, nullptr);
   CHECK(s.initial == Approx(120e-6));
+  // Over shared memory (a median of 400 ns) the cap is 100 us: a spread of
+  // tens of microseconds keeps its twice-p90.
+  const SlackSettings shm =
+      derive_slack({.median = 400e-9, .p90 = 30e-6}, 0.0025, nullptr, nullptr, nullptr);
+  CHECK(shm.initial == Approx(60e-6));
 }
 
 TEST_CASE("explicit slack settings win over derived ones", "[logic]") {

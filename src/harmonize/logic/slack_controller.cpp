@@ -191,12 +191,14 @@ SlackSettings derive_slack(const MeasuredLatency& latency, double miss_target,
               : std::min(kCeiling, std::max(1000 * std::max(latency.median, kFloor), 10e-3));
   // Twice the 90th percentile covers the agreement and the spread of its
   // arrival until the first choice (256 calls in) replaces it. At most ten
-  // medians: beside a CPU hog, 4 of the 32 rounds preempted made it 17.6 ms,
-  // spun 256 times (4.5 s) before the first choice.
+  // medians, or 100 us if that is more: beside a CPU hog, 4 of the 32 rounds
+  // preempted made it 17.6 ms, spun 256 times (4.5 s) before the first
+  // choice; below 100 us the first calls' misses cost more than their spin.
   constexpr double kMediansAtMost = 10;
-  s.initial = explicit_initial
-                  ? *explicit_initial
-                  : std::max(kFloor, std::min(2 * latency.p90, kMediansAtMost * latency.median));
+  constexpr double kCapFloor = 100e-6;
+  const double cap = std::max(kCapFloor, kMediansAtMost * latency.median);
+  s.initial =
+      explicit_initial ? *explicit_initial : std::max(kFloor, std::min(2 * latency.p90, cap));
   // An explicit slack outside the derived bounds widens them rather than
   // being silently clamped (explicit bounds were checked against it).
   if (explicit_initial && !explicit_min) s.min = std::min(s.min, s.initial);
