@@ -123,10 +123,12 @@ def summarize(plan, output, metric):
     if "A" in sides and "B" in sides:
         pair = ("A", "B")
     library = {}
+    collective_points = {}
     for side in sides:
         reports = [run["report"] for run in ok_runs if run["status"]["side"] == side and run["report"]]
         if reports:
             library[side] = stats.merge_reports(reports)
+            collective_points[side] = stats.collective_points(reports)
     ok_counts = {side: sum(1 for run in ok_runs if run["status"]["side"] == side) for side in sides}
     return {
         "version": 1,
@@ -140,6 +142,7 @@ def summarize(plan, output, metric):
         "ok_runs": ok_counts,
         "results": stats.aggregate_points(points, sides, pair),
         "library": library,
+        "collectives": stats.compare_collectives(collective_points, pair),
         "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
                                                              "log", "superseded")} for f in failed],
         "output_directory": str(output.resolve()),
@@ -161,7 +164,8 @@ def draw_plots(summary, directory):
 def write_outputs(summary, output, want_plots):
     text = tables.terminal_report(summary)
     outputs = {"table": output / "table.txt", "results_csv": output / "results.csv",
-               "library_csv": output / "library.csv", "summary_json": output / "summary.json"}
+               "library_csv": output / "library.csv", "collectives_csv": output / "collectives.csv",
+               "summary_json": output / "summary.json"}
     plot_note = None
     plot_paths = []
     if want_plots and summary["results"]:
@@ -173,6 +177,7 @@ def write_outputs(summary, output, want_plots):
     runner.write_text(outputs["table"], text)
     runner.write_text(outputs["results_csv"], tables.results_csv(summary))
     runner.write_text(outputs["library_csv"], tables.library_csv(summary))
+    runner.write_text(outputs["collectives_csv"], tables.collectives_csv(summary))
     runner.write_json(outputs["summary_json"], json.loads(tables.summary_json(summary)))
     return text, plot_paths, plot_note
 
@@ -241,8 +246,8 @@ def run(args, output, script_dir):
         return EXIT_NOTHING
     text, plot_paths, plot_note = write_outputs(summary, output, not args.no_plots)
     print(text, end="")
-    print(f"\nharmonize-ab: table {output / 'table.txt'}, CSV {output / 'results.csv'} and "
-          f"{output / 'library.csv'}, JSON {output / 'summary.json'}")
+    print(f"\nharmonize-ab: table {output / 'table.txt'}, CSV {output / 'results.csv'}, "
+          f"{output / 'library.csv'} and {output / 'collectives.csv'}, JSON {output / 'summary.json'}")
     if plot_paths:
         print(f"harmonize-ab: plots {', '.join(str(p) for p in plot_paths)}")
     if plot_note:

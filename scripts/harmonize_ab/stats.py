@@ -204,3 +204,135 @@ def _merge_communicator(comms):
         merged["per_run"] = [{sub: c[dist].get(sub) for sub in PERCENTILES} for c in present]
         out[dist] = merged
     return out
+
+
+# ------------------------------------------------------- the collective itself
+
+# What the library measured of each collective call (docs/collectives.md):
+# each member's own time, the operation as a whole, and how far apart the
+# members arrived.
+COLLECTIVE_FIGURES = ("local", "t_global", "arrival_skew")
+
+
+# A two-sided 95 % interval for a median: the order statistics n/2 -+ 1.96
+# sqrt(n) / 2 of n independent calls.
+Z_95 = 1.96
+
+
+def collective_points(reports):
+    """Per (communicator, operation, bytes, root) of the library reports of
+    one side: calls and valid calls summed over runs; per figure each run's
+    median over its calls (thousands of calls a run, where OSU prints one
+    average), and the runs' histograms pooled (figure + "_pool")."""
+    points = {}
+    for report in reports:
+        for comm in report.get("communicators") or []:
+            for key in (comm.get("collectives") or {}).get("keys") or []:
+                ident = (comm.get("name", "?"), key.get("operation", "?"), key.get("bytes", 0),
+                         key.get("root"))
+                point = points.setdefault(ident, {"calls": 0, "valid_calls": 0,
+                                                  **{f: [] for f in COLLECTIVE_FIGURES},
+                                                  **{f + "_pool": None for f in COLLECTIVE_FIGURES}})
+                point["calls"] += key.get("calls") or 0
+                point["valid_calls"] += key.get("valid_calls") or 0
+                for figure in COLLECTIVE_FIGURES:
+                    distribution = key.get(figure) or {}
+                    value = distribution.get("p50")
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        point[figure].append(float(value))
+                    if distribution.get("histogram"):
+                        point[figure + "_pool"] = pool_histograms(point[figure + "_pool"],
+                                                                  distribution["histogram"])
+    return points
+
+
+def pool_histograms(pool, histogram):
+    """Adds one report's histogram (docs/report.md) to `pool` (None: empty)."""
+    scheme = (histogram["min_exponent"], histogram["sub_buckets"])
+    if pool is None:
+        pool = {"scheme": scheme, "counts": defaultdict(int), "below": 0, "above": 0}
+    if pool["scheme"] != scheme:
+        raise ValueError("library reports with different histogram schemes")
+    for offset, count in enumerate(histogram.get("counts") or []):
+        if count:
+            pool["counts"][histogram["first"] + offset] += count
+    pool["below"] += histogram.get("below") or 0
+    pool["above"] += histogram.get("above") or 0
+    return pool
+
+
+def bucket_value(index, scheme, where=0.5):
+    """A point of a histogram bucket, in seconds: its lower edge (0), its
+    midpoint (0.5) or its upper edge (1)."""
+    min_exponent, sub_buckets = scheme
+    exponent = index // sub_buckets + min_exponent
+    sub = index % sub_buckets
+    return math.ldexp(1.0 + (sub + where) / sub_buckets, exponent - 1)
+
+
+def pooled_median(pool):
+    """(low, median, high) of the pooled calls: the median (its bucket's
+    midpoint) and a 95 % interval from order statistics, widened to the
+    edges of the buckets that hold them (a bucket spans 1.6 %: thousands of
+    calls often put all three in one bucket); None when the pool is empty."""
+    if pool is None:
+        return None
+    n = pool["below"] + pool["above"] + sum(pool["counts"].values())
+    if n == 0:
+        return None
+    half_width = Z_95 * math.sqrt(n) / 2.0
+    ranks = [max(1, math.floor(n / 2.0 - half_width)), max(1, math.ceil(n / 2.0)),
+             min(n, math.ceil(n / 2.0 + half_width) + 1)]
+    values = []
+    for rank, where in zip(ranks, (0.0, 0.5, 1.0)):
+        seen = pool["below"]
+        value = 0.0 if seen >= rank else None
+        if value is None:
+            for index in sorted(pool["counts"]):
+                seen += pool["counts"][index]
+                if seen >= rank:
+                    value = bucket_value(index, pool["scheme"], where)
+                    break
+        values.append(math.inf if value is None else value)
+    return tuple(values)
+
+
+def compare_pooled(a_pool, b_pool):
+    """delta = pooled median A / pooled median B, its 95 % interval (the
+    worst case of the two medians' intervals) and whether it excludes 1."""
+    a, b = pooled_median(a_pool), pooled_median(b_pool)
+    if a is None or b is None or b[0] <= 0:
+        return None
+    low, high = a[0] / b[2], a[2] / b[0]
+    return {"delta": a[1] / b[1], "delta_low": low, "delta_high": high,
+            "decided": low > 1.0 or high < 1.0}
+
+
+def compare_collectives(points_by_side, pair):
+    """One row per key both sides of `pair` measured: per side the calls,
+    valid calls and each figure's median over runs; per figure the delta
+    first/second of the pooled calls' medians with a 95 % interval and
+    whether it excludes 1 ("pooled", the calls as independent samples), and
+    of the runs' medians with their range and whether it exceeds their noise
+    ("comparison", as compare(): what a disturbed run does). The arrival
+    skew gets no delta: the harmonized side's is the clock's error."""
+    first, second = pair
+    a_points, b_points = points_by_side.get(first) or {}, points_by_side.get(second) or {}
+    rows = []
+    order = lambda k: (k[0], k[1], k[2], -1 if k[3] is None else k[3])  # noqa: E731
+    for ident in sorted(set(a_points) & set(b_points), key=order):
+        row = {"communicator": ident[0], "operation": ident[1], "bytes": ident[2], "root": ident[3],
+               "sides": {}, "comparison": {}}
+        for side, point in ((first, a_points[ident]), (second, b_points[ident])):
+            row["sides"][side] = {"calls": point["calls"], "valid_calls": point["valid_calls"],
+                                  **{f: median(point[f]) if point[f] else None
+                                     for f in COLLECTIVE_FIGURES}}
+        for figure in ("local", "t_global"):
+            a_values, b_values = a_points[ident][figure], b_points[ident][figure]
+            usable = a_values and b_values and min(b_values) > 0
+            row["comparison"][figure] = compare(a_values, b_values) if usable else None
+            row["pooled"] = row.get("pooled", {})
+            row["pooled"][figure] = compare_pooled(a_points[ident][figure + "_pool"],
+                                                   b_points[ident][figure + "_pool"])
+        rows.append(row)
+    return rows

@@ -167,6 +167,43 @@ def library_table(summary):
     return text
 
 
+def collectives_table(summary):
+    """Per size, A vs B from the library's per-call data: the same calls OSU
+    averages, seen by each process and as a whole on the global clock."""
+    rows = summary.get("collectives") or []
+    if not rows:
+        return ""
+    first, second = summary["comparison_pair"]
+
+    def span(low, high, decimals=2):
+        return f"{ratio_text(low, decimals)}-{ratio_text(high, decimals)}"
+
+    def delta(pooled, runs):
+        cells = ["-", "-", "-"] if pooled is None else [
+            ratio_text(pooled["delta"], 3), span(pooled["delta_low"], pooled["delta_high"], 3),
+            "yes" if pooled["decided"] else "no"]
+        return cells + (["-"] if runs is None else [span(runs["delta_low"], runs["delta_high"])])
+
+    header = ["comm", "operation", "bytes", f"{first} local", f"{second} local", "delta", "95%",
+              "decided", "runs", f"{first} t_global", f"{second} t_global", "delta", "95%",
+              "decided", "runs", f"{first} arrival skew", f"{second} arrival skew", f"{second} valid"]
+    table = []
+    for row in rows:
+        a, b = row["sides"][first], row["sides"][second]
+        pooled = row.get("pooled") or {}
+        valid = f"{100 * b['valid_calls'] / b['calls']:.0f}%" if b["calls"] else "-"
+        table.append([row["communicator"], row["operation"], row["bytes"],
+                      human_seconds(a["local"]), human_seconds(b["local"]),
+                      *delta(pooled.get("local"), row["comparison"]["local"]),
+                      human_seconds(a["t_global"]), human_seconds(b["t_global"]),
+                      *delta(pooled.get("t_global"), row["comparison"]["t_global"]),
+                      human_seconds(a["arrival_skew"]), human_seconds(b["arrival_skew"]), valid])
+    return ("the collective itself, per call (library reports; figures: median over runs of each "
+            "run's median over its calls; delta: of the pooled calls' medians, with its 95% "
+            "interval and whether that excludes 1; runs: the range of the runs' own deltas)\n"
+            + format_table(header, table, ["<", "<"] + [">"] * (len(header) - 2)))
+
+
 def failures_text(summary):
     failed = [f for f in summary["failed_runs"] if not f.get("superseded")]
     if not failed:
@@ -184,6 +221,9 @@ def terminal_report(summary):
                                    for s in summary["sides"]),
              "", results_table(summary) if summary["results"] else "no results", "",
              library_table(summary)]
+    collectives = collectives_table(summary)
+    if collectives:
+        parts += ["", collectives]
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
@@ -226,6 +266,41 @@ def library_csv(summary):
         writer.writeheader()
         for row in rows:
             writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def collectives_csv(summary):
+    """One row per communicator, operation, bytes and root: each side's
+    figures (seconds) and the deltas of the local time and t_global."""
+    rows = summary.get("collectives") or []
+    first, second = summary["comparison_pair"]
+    header = ["communicator", "operation", "bytes", "root"]
+    for side in (first, second):
+        header += [f"{side}_calls", f"{side}_valid_calls"] + [f"{side}_{f}_s" for f in
+                                                               ("local", "t_global", "arrival_skew")]
+    for figure in ("local", "t_global"):
+        header += [f"delta_{figure}", f"delta_{figure}_low95", f"delta_{figure}_high95",
+                   f"delta_{figure}_decided", f"delta_{figure}_runs_low", f"delta_{figure}_runs_high",
+                   f"delta_{figure}_exceeds_noise"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        line = [row["communicator"], row["operation"], row["bytes"],
+                "" if row["root"] is None else row["root"]]
+        for side in (first, second):
+            s = row["sides"][side]
+            line += [s["calls"], s["valid_calls"]] + ["" if s[f] is None else s[f] for f in
+                                                      ("local", "t_global", "arrival_skew")]
+        for figure in ("local", "t_global"):
+            p = (row.get("pooled") or {}).get(figure)
+            line += (["", "", "", ""] if p is None else
+                     [p["delta"], p["delta_low"], p["delta_high"], str(p["decided"]).lower()])
+            c = row["comparison"][figure]
+            verdict = None if c is None else c["exceeds_noise"]
+            line += (["", "", ""] if c is None else
+                     [c["delta_low"], c["delta_high"], "" if verdict is None else str(verdict).lower()])
+        writer.writerow(line)
     return buffer.getvalue()
 
 

@@ -42,6 +42,15 @@ class Distribution {
   // [min, max]. 0 for an empty distribution.
   [[nodiscard]] double percentile(double p) const;
 
+  // The positive buckets in use: bucket `positive_first() + i` holds
+  // positive_counts()[i] samples (bucket_midpoint names its value); samples
+  // below the first bucket (near_zero) and above the last (positive_overflow)
+  // apart. Lets a reader pool the histograms of several runs.
+  [[nodiscard]] std::size_t positive_first() const { return positive_first_; }
+  [[nodiscard]] const std::vector<std::uint64_t>& positive_counts() const { return positive_; }
+  [[nodiscard]] std::uint64_t near_zero() const { return near_zero_; }
+  [[nodiscard]] std::uint64_t positive_overflow() const { return positive_overflow_; }
+
   // Flat encoding for sending between ranks; only non-empty buckets are stored,
   // so the length varies. append_to() can pack several distributions into one
   // vector; read_from() reads one at `offset` and advances it, or returns

@@ -19,6 +19,23 @@ json to_json(const Distribution& d) {
 
 namespace {
 
+// A distribution with its histogram (the positive buckets in use), so that a
+// reader can pool several runs' calls and put an interval on their median
+// (scripts/harmonize_ab). Bucket i covers magnitudes from 2^(e-1) (1 + s/m)
+// to 2^(e-1) (1 + (s+1)/m), e = i / m + min_exponent, s = i % m, m =
+// sub_buckets; `below` counts values under bucket 0 (zeros), `above` those
+// past the last.
+json with_histogram(const Distribution& d) {
+  json out = to_json(d);
+  out["histogram"] = {{"min_exponent", Distribution::kMinExponent},
+                      {"sub_buckets", Distribution::kSubBuckets},
+                      {"first", d.positive_first()},
+                      {"counts", d.positive_counts()},
+                      {"below", d.near_zero()},
+                      {"above", d.positive_overflow()}};
+  return out;
+}
+
 json to_json(const CollectiveStats& s) {
   const auto operation = static_cast<std::size_t>(s.key.operation);
   return json{
@@ -29,14 +46,14 @@ json to_json(const CollectiveStats& s) {
       {"calls", s.calls},
       {"valid_calls", s.valid_calls},
       {"clock_error_bound", s.clock_error_bound},
-      {"arrival_skew", to_json(s.arrival_skew)},
-      {"t_global", to_json(s.t_global)},
+      {"arrival_skew", with_histogram(s.arrival_skew)},
+      {"t_global", with_histogram(s.t_global)},
       {"t_all_present", to_json(s.t_all_present)},
-      {"local", to_json(s.local)},
+      {"local", with_histogram(s.local)},
       {"valid",
-       {{"arrival_skew", to_json(s.valid_arrival_skew)},
-        {"t_global", to_json(s.valid_t_global)},
-        {"local", to_json(s.valid_local)}}},
+       {{"arrival_skew", with_histogram(s.valid_arrival_skew)},
+        {"t_global", with_histogram(s.valid_t_global)},
+        {"local", with_histogram(s.valid_local)}}},
   };
 }
 

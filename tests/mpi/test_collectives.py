@@ -60,6 +60,8 @@ def test_arrival_skew_and_t_global_agree_with_the_truth(tmp_path, btl):
         assert abs(key["arrival_skew"]["p50"] - true_skew) <= tolerance, (key, truth)
         assert abs(key["t_global"]["p50"] - true_t_global) <= tolerance, (key, truth)
         assert key["t_all_present"]["p50"] <= key["t_global"]["p50"]
+        histogram = key["local"]["histogram"]  # what harmonize-ab pools across runs
+        assert sum(histogram["counts"]) + histogram["below"] + histogram["above"] == 2 * CALLS
     # The delay is what the allreduce sees arrive; the bcast follows it at once.
     assert truth["allreduce"][0] > DELAY
     assert keys[("allreduce", 8, None)]["arrival_skew"]["p50"] > 0.9 * DELAY

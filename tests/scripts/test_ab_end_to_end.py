@@ -220,3 +220,20 @@ def test_missing_library_stops_before_any_run(tmp_path):
     # Nothing ran, so the same directory can be used again right away.
     again = run_ab(["-n", 1, "--sides", "C", "-o", output, "--library", LIBRARY, "--"] + example_command("-m", "4:4"))
     assert again.returncode == 0, again.stderr
+
+
+def test_the_collective_itself_per_call(finished):
+    # Both measuring sides time every allreduce; the per-call table compares
+    # them size by size (the third side, off, measures nothing).
+    summary = json.loads((finished["output"] / "summary.json").read_text())
+    if "off" in (finished["modes"]["A"], finished["modes"]["B"]):
+        assert summary["collectives"] == []
+        return
+    rows = summary["collectives"]
+    assert sorted({r["bytes"] for r in rows if r["operation"] == "allreduce"}) == SIZES
+    for row in rows:
+        for side in "AB":
+            assert row["sides"][side]["calls"] >= RUNS
+            assert row["sides"][side]["local"] > 0
+        assert row["sides"]["A"]["valid_calls"] == 0  # observe: no harmonized barrier
+    assert "the collective itself, per call" in finished["result"].stdout

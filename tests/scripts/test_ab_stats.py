@@ -161,3 +161,100 @@ def test_human_seconds():
 def test_processes_from_command(command, expected):
     from harmonize_ab.runner import processes_from_command
     assert processes_from_command(command) == expected
+
+
+def collective_report(local_p50, t_global_p50, skew_p50, calls=1000, valid=0):
+    key = {"operation": "allreduce", "bytes": 8, "root": None, "calls": calls,
+           "valid_calls": valid, "local": {"p50": local_p50}, "t_global": {"p50": t_global_p50},
+           "arrival_skew": {"p50": skew_p50}}
+    return {"communicators": [{"name": "MPI_COMM_WORLD", "collectives": {"keys": [key]}}]}
+
+
+def test_the_collective_itself_is_compared_per_call():
+    a = [collective_report(6e-6, 7e-6, 1e-6), collective_report(6.4e-6, 7.2e-6, 1.2e-6),
+         collective_report(6.2e-6, 7.1e-6, 0.9e-6)]
+    b = [collective_report(5e-6, 5.2e-6, 2e-8, valid=990), collective_report(5.1e-6, 5.3e-6, 3e-8, valid=995),
+         collective_report(4.9e-6, 5.1e-6, 1e-8, valid=985)]
+    rows = stats.compare_collectives({"A": stats.collective_points(a), "B": stats.collective_points(b)},
+                                     ("A", "B"))
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["communicator"], row["operation"], row["bytes"], row["root"]) == \
+        ("MPI_COMM_WORLD", "allreduce", 8, None)
+    assert row["sides"]["A"]["local"] == 6.2e-6  # the median of the runs' medians
+    assert row["sides"]["B"]["valid_calls"] == 2970 and row["sides"]["B"]["calls"] == 3000
+    local = row["comparison"]["local"]
+    assert local["delta"] == pytest.approx(6.2 / 5.0)
+    assert local["delta_low"] == pytest.approx(6.0 / 5.1)
+    assert local["exceeds_noise"] is True
+    assert row["comparison"]["t_global"]["delta"] == pytest.approx(7.1 / 5.2)
+    assert row["sides"]["B"]["arrival_skew"] == 2e-8
+    summary = {"comparison_pair": ["A", "B"], "collectives": rows}
+    text = tables.collectives_table(summary)
+    # Without histograms (older reports) only the runs' range is given.
+    assert "the collective itself" in text and "99%" in text and "1.18-1.31" in text
+    assert row["pooled"]["local"] is None
+
+
+def test_keys_one_side_lacks_are_left_out():
+    only_a = {"A": stats.collective_points([collective_report(1e-6, 1e-6, 0)]), "B": {}}
+    assert stats.compare_collectives(only_a, ("A", "B")) == []
+    assert tables.collectives_table({"comparison_pair": ["A", "B"], "collectives": []}) == ""
+
+
+def test_collectives_csv_has_a_row_per_key():
+    a = [collective_report(6e-6, 7e-6, 1e-6)]
+    b = [collective_report(5e-6, 5.2e-6, 2e-8, valid=990)]
+    rows = stats.compare_collectives({"A": stats.collective_points(a), "B": stats.collective_points(b)},
+                                     ("A", "B"))
+    lines = list(csv.DictReader(io.StringIO(tables.collectives_csv(
+        {"comparison_pair": ["A", "B"], "collectives": rows}))))
+    assert len(lines) == 1
+    assert lines[0]["operation"] == "allreduce" and lines[0]["root"] == ""
+    assert lines[0]["delta_local"] == ""  # no histograms in these reports
+    assert float(lines[0]["delta_local_runs_low"]) == pytest.approx(1.2)
+    assert lines[0]["delta_local_exceeds_noise"] == ""  # one run a side: too few to say
+
+
+def histogram_of(values, min_exponent=-31, sub_buckets=64):
+    """The library's histogram of `values` (docs/report.md), positive values only."""
+    indices = []
+    for value in values:
+        mantissa, exponent = math.frexp(value)
+        indices.append((exponent - min_exponent) * sub_buckets + int((2 * mantissa - 1) * sub_buckets))
+    first = min(indices)
+    counts = [0] * (max(indices) - first + 1)
+    for index in indices:
+        counts[index - first] += 1
+    return {"min_exponent": min_exponent, "sub_buckets": sub_buckets, "first": first,
+            "counts": counts, "below": 0, "above": 0}
+
+
+def test_pooled_calls_give_the_median_and_an_interval():
+    # Two runs of 1000 calls each side: A spread over 5.5-6.5 us, B over 4.5-5.5 us.
+    a_calls = [5.5e-6 + 1e-6 * i / 999 for i in range(1000)]
+    b_calls = [4.5e-6 + 1e-6 * i / 999 for i in range(1000)]
+    pool = stats.pool_histograms(None, histogram_of(a_calls))
+    pool = stats.pool_histograms(pool, histogram_of(a_calls))
+    low, middle, high = stats.pooled_median(pool)
+    assert middle == pytest.approx(6.0e-6, rel=0.01)
+    # 2000 calls: ranks 1000 -+ 44, i.e. -+ 22 us / 1000 of the 1 us spread.
+    assert low == pytest.approx(5.956e-6, rel=0.01) and high == pytest.approx(6.044e-6, rel=0.01)
+    b_pool = stats.pool_histograms(None, histogram_of(b_calls))
+    compared = stats.compare_pooled(pool, b_pool)
+    assert compared["delta"] == pytest.approx(1.2, rel=0.02)
+    assert compared["delta_low"] < compared["delta"] < compared["delta_high"]
+    assert compared["decided"]
+    # The same calls on both sides: the interval holds 1.
+    assert not stats.compare_pooled(pool, pool)["decided"]
+    assert stats.pooled_median(None) is None
+
+
+def test_reports_with_histograms_are_pooled_per_key():
+    report = collective_report(6e-6, 7e-6, 1e-6)
+    report["communicators"][0]["collectives"]["keys"][0]["local"]["histogram"] = \
+        histogram_of([6e-6] * 500)
+    points = stats.collective_points([report, report])
+    pool = points[("MPI_COMM_WORLD", "allreduce", 8, None)]["local_pool"]
+    assert sum(pool["counts"].values()) == 1000
+    assert points[("MPI_COMM_WORLD", "allreduce", 8, None)]["t_global_pool"] is None
