@@ -6,6 +6,10 @@ delta-<benchmark>.png    delta = t_A / t_B vs size; filled markers where the
 exit-skew.png            distribution of the barrier exit skew per side: the
                          percentiles each run's report holds (min, p50, p90,
                          p99, max) drawn as an empirical CDF, one line per run
+collective-<operation>.png  per size, delta of the collective itself from the
+                         library's per-call data (local time and t_global,
+                         95 % intervals of the pooled calls), beside the
+                         benchmark's own delta; and the arrival skew per side
 """
 import re
 
@@ -63,7 +67,66 @@ def make_plots(summary, directory):
     skew = skew_plot(pyplot, summary, directory / "exit-skew.png")
     if skew:
         written.append(skew)
+    for operation, rows in collective_groups(summary).items():
+        written.append(collective_plot(pyplot, summary, operation, rows,
+                                       directory / f"collective-{slug(operation)}.png"))
     return written
+
+
+def collective_groups(summary):
+    """Per operation, the rows of its busiest communicator with a pooled delta."""
+    by_operation = {}
+    for row in summary.get("collectives") or []:
+        if (row.get("pooled") or {}).get("local"):
+            by_operation.setdefault(row["operation"], {}).setdefault(row["communicator"], []).append(row)
+    first = summary["comparison_pair"][0]
+    groups = {}
+    for operation, per_comm in by_operation.items():
+        busiest = max(per_comm.values(), key=lambda rows: sum(r["sides"][first]["calls"] for r in rows))
+        groups[operation] = sorted(busiest, key=lambda r: r["bytes"])
+    return groups
+
+
+def collective_plot(pyplot, summary, operation, rows, path):
+    first, second = summary["comparison_pair"]
+    figure, (deltas, skews) = pyplot.subplots(1, 2, figsize=(12, 4.5))
+    sizes = [r["bytes"] for r in rows]
+    xs = sizes if len(sizes) > 1 else [0]
+    for figure_name, color in (("local", "tab:purple"), ("t_global", "tab:green")):
+        pooled = [r["pooled"][figure_name] for r in rows]
+        shown = [(x, p) for x, p in zip(xs, pooled) if p]
+        if not shown:
+            continue
+        values = [p["delta"] for _, p in shown]
+        deltas.errorbar([x for x, _ in shown], values,
+                        yerr=[[v - p["delta_low"] for v, (_, p) in zip(values, shown)],
+                              [p["delta_high"] - v for v, (_, p) in zip(values, shown)]],
+                        color=color, marker="o", capsize=3, label=f"{figure_name} (per call, 95 %)")
+    # The benchmark's own delta of the same sizes, where it printed them.
+    osu = {e["size"]: e["comparison"] for e in summary["results"] if e["comparison"]}
+    matched = [(x, osu[r["bytes"]]) for x, r in zip(xs, rows) if r["bytes"] in osu]
+    if matched:
+        deltas.plot([x for x, _ in matched], [c["delta"] for _, c in matched], color="gray",
+                    marker="s", linestyle=":", label=f"benchmark's {summary['metric']} (runs' medians)")
+    deltas.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+    deltas.set_ylabel(f"delta = {first} / {second}")
+    deltas.set_title(f"{operation}: {summary['modes'][first]} vs {summary['modes'][second]}")
+    for side in (first, second):
+        skew = [r["sides"][side]["arrival_skew"] for r in rows]
+        skews.plot(xs, [1e6 * s if s else None for s in skew], marker="o",
+                   color=SIDE_COLORS.get(side, "black"), label=f"{side}: {summary['modes'][side]}")
+    skews.set_yscale("log")
+    skews.set_ylabel("arrival skew, median (us)")
+    skews.set_title("how far apart the processes arrived")
+    for axes in (deltas, skews):
+        if len(sizes) > 1:
+            _size_axis(axes, sizes)
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+    return path
 
 
 def _size_axis(axes, sizes):

@@ -26,8 +26,11 @@ enum class Collective : std::uint8_t {
   reduce_scatter_block,
   scan,
   exscan,
+  // In mode observe only, where the native barrier may be the operation
+  // under test (osu_barrier); the harmonized barrier has figures of its own.
+  barrier,
 };
-inline constexpr std::array<std::string_view, 16> kCollectiveNames{
+inline constexpr std::array<std::string_view, 17> kCollectiveNames{
     "allreduce",      "reduce",
     "bcast",          "allgather",
     "allgatherv",     "alltoall",
@@ -35,8 +38,9 @@ inline constexpr std::array<std::string_view, 16> kCollectiveNames{
     "gather",         "gatherv",
     "scatter",        "scatterv",
     "reduce_scatter", "reduce_scatter_block",
-    "scan",           "exscan"};
-static_assert(static_cast<std::size_t>(Collective::exscan) + 1 == kCollectiveNames.size());
+    "scan",           "exscan",
+    "barrier"};
+static_assert(static_cast<std::size_t>(Collective::barrier) + 1 == kCollectiveNames.size());
 
 constexpr std::string_view name_of(Collective collective) {
   return kCollectiveNames[static_cast<std::size_t>(collective)];

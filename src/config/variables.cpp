@@ -117,8 +117,9 @@ constexpr std::array kVariables{
     value<Kind::collectives, &Policy::collectives>(
         "HARMONIZE_COLLECTIVES", "all", 0, 0,
         "which blocking collectives are timed on the global clock, each call at entry and exit "
-        "(modes observe and harmonize; nothing in off): arrival skew, t_global and the local "
-        "time per operation, size and root, see docs/collectives.md"),
+        "(modes observe and harmonize; nothing in off; the barrier in observe only, as the "
+        "operation under test): arrival skew, t_global and the local time per operation, size "
+        "and root, see docs/collectives.md"),
     value<Kind::duration_or_auto, &Policy::slack>(
         "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
         "initial slack between the last process entering and the deadline; auto: twice the 90th "

@@ -263,6 +263,13 @@ int SessionImpl::barrier(MPI_Comm comm) {
     if (policy_.mode == config::Mode::harmonize) {
       const int flag = state.protocol->harmonized();
       if (timer_) timer_->barrier_left(comm, flag == 1);
+    } else if (timer_ && timer_->times(Collective::barrier)) {
+      // The native barrier may be what the program measures (osu_barrier):
+      // timed like any collective, around the observed call.
+      const double entry = timer_->now();
+      state.protocol->observed();
+      const double exit = timer_->now();
+      timer_->add({.entry = entry, .exit = exit, .comm = comm, .operation = Collective::barrier});
     } else {
       state.protocol->observed();
     }

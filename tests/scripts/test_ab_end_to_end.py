@@ -128,6 +128,8 @@ def test_plots_are_valid_png_images(finished):
     expected = ["latency-allreduce.png", "delta-allreduce.png"]
     if any(mode != "off" for mode in finished["modes"].values()):
         expected.append("exit-skew.png")
+    if "off" not in (finished["modes"]["A"], finished["modes"]["B"]):
+        expected.append("collective-allreduce.png")  # the per-call deltas
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.image

@@ -20,7 +20,8 @@ TEST_CASE("HARMONIZE_COLLECTIVES names collectives as MPI spells them, or all, o
   CHECK_FALSE(parse_collective_set(""));
   CHECK_FALSE(parse_collective_set("allreduse"));
   CHECK_FALSE(parse_collective_set("allreduce,"));
-  CHECK_FALSE(parse_collective_set("barrier"));  // the barrier has its own modes
+  CHECK(parse_collective_set("MPI_Barrier") == bit_of(Collective::barrier));
+  CHECK_FALSE(parse_collective_set("ibarrier"));
   CHECK_FALSE(parse_collective_set("all,bcast"));
 }
 
