@@ -274,8 +274,14 @@ def test_mpich_hydra_ranks_see_preload_and_variables():
                      if p.exists()), None)
     if stand_in is None:
         pytest.skip("no libm to preload as a stand-in")
-    result = run_script(["--launcher", "mpiexec.mpich", "--library", stand_in, "--mode", "observe",
-                         "-n", "2", "--", "env"])
+    args = ["--launcher", "mpiexec.mpich", "--library", stand_in, "--mode", "observe",
+            "-n", "2", "--", "env"]
+    result = run_script(args)
+    # Hydra itself sometimes loses its control socket to a non-MPI program
+    # that exits at once, on a loaded machine ("HYDU_sock_write ... Broken
+    # pipe", seen once beside a CPU hog): Hydra's, not the script's; once more.
+    if result.returncode != 0 and "HYDU_sock_write" in result.stderr:
+        result = run_script(args)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert sorted(l for l in lines if l.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
