@@ -123,6 +123,10 @@ def collective_plot(pyplot, summary, operation, rows, path):
             _size_axis(axes, sizes)
         axes.grid(True, which="both", alpha=0.3)
         axes.legend(fontsize="small")
+    return _save(pyplot, figure, path)
+
+
+def _save(pyplot, figure, path):
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     pyplot.close(figure)
@@ -168,10 +172,7 @@ def latency_plot(pyplot, summary, entries, title, path):
     axes.set_title(f"{title}: median over runs, band = min..max")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    pyplot.close(figure)
-    return path
+    return _save(pyplot, figure, path)
 
 
 def delta_plot(pyplot, summary, entries, title, path):
@@ -196,10 +197,7 @@ def delta_plot(pyplot, summary, entries, title, path):
     axes.set_title(f"{title}: {summary['modes'][first]} vs {summary['modes'][second]}")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    pyplot.close(figure)
-    return path
+    return _save(pyplot, figure, path)
 
 
 def skew_series(summary):
@@ -247,7 +245,4 @@ def skew_plot(pyplot, summary, path):
     axes.set_title("exit skew distribution per side (percentiles of each run)")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    pyplot.close(figure)
-    return path
+    return _save(pyplot, figure, path)

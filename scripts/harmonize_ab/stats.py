@@ -308,6 +308,12 @@ def compare_pooled(a_pool, b_pool):
             "decided": low > 1.0 or high < 1.0}
 
 
+def _key_order(ident):
+    """(communicator, operation, bytes, root) with no root first."""
+    communicator, operation, size, root = ident
+    return (communicator, operation, size, -1 if root is None else root)
+
+
 def compare_collectives(points_by_side, pair):
     """One row per key both sides of `pair` measured: per side the calls,
     valid calls and each figure's median over runs; per figure the delta
@@ -319,10 +325,9 @@ def compare_collectives(points_by_side, pair):
     first, second = pair
     a_points, b_points = points_by_side.get(first) or {}, points_by_side.get(second) or {}
     rows = []
-    order = lambda k: (k[0], k[1], k[2], -1 if k[3] is None else k[3])  # noqa: E731
-    for ident in sorted(set(a_points) & set(b_points), key=order):
+    for ident in sorted(set(a_points) & set(b_points), key=_key_order):
         row = {"communicator": ident[0], "operation": ident[1], "bytes": ident[2], "root": ident[3],
-               "sides": {}, "comparison": {}}
+               "sides": {}, "comparison": {}, "pooled": {}}
         for side, point in ((first, a_points[ident]), (second, b_points[ident])):
             row["sides"][side] = {"calls": point["calls"], "valid_calls": point["valid_calls"],
                                   **{f: median(point[f]) if point[f] else None
@@ -331,7 +336,6 @@ def compare_collectives(points_by_side, pair):
             a_values, b_values = a_points[ident][figure], b_points[ident][figure]
             usable = a_values and b_values and min(b_values) > 0
             row["comparison"][figure] = compare(a_values, b_values) if usable else None
-            row["pooled"] = row.get("pooled", {})
             row["pooled"][figure] = compare_pooled(a_points[ident][figure + "_pool"],
                                                    b_points[ident][figure + "_pool"])
         rows.append(row)

@@ -16,19 +16,30 @@ TickStamp::Pair TickStamp::pair() const noexcept {
     const double now = source_.now();
     return {now, now};
   }
-  Pair best;
-  double best_width = -1;
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const double before = stamp();
-    const double seconds = source_.now();
-    const double after = stamp();
-    if (best_width < 0 || after - before < best_width) {
+#ifdef HARMONIZE_HAS_TSC
+  const TscPair pair = tightest_tsc_pair(source_, 4);
+  return {static_cast<double>(pair.ticks), pair.seconds};
+#else
+  return {};  // unreachable: no ticks without a TSC
+#endif
+}
+
+#ifdef HARMONIZE_HAS_TSC
+TscPair tightest_tsc_pair(const TimeSource& source, int attempts) noexcept {
+  TscPair best;
+  std::uint64_t best_width = ~std::uint64_t{0};
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    const std::uint64_t before = __rdtsc();
+    const double seconds = source.now();
+    const std::uint64_t after = __rdtsc();
+    if (after - before < best_width) {
       best_width = after - before;
       best = {before + (after - before) / 2, seconds};
     }
   }
   return best;
 }
+#endif
 
 double TickStamp::seconds_at(const Pair& a, const Pair& b, double stamp) const noexcept {
   if (!ticks_) return stamp;

@@ -5,6 +5,7 @@
 // off the hot path, by interpolation between two paired reads of both taken
 // around it. Without an invariant TSC the stamp is the source's own reading.
 #include <cstdint>
+#include <string>
 
 #include "clock/time_source.hpp"
 
@@ -47,5 +48,16 @@ class TickStamp {
 // Whether the CPU's TSC ticks at a constant rate through frequency changes
 // and sleep states; `why` says what is missing otherwise.
 bool cpu_has_invariant_tsc(std::string& why);
+
+#ifdef HARMONIZE_HAS_TSC
+// One instant on the TSC and on `source`: the tightest of `attempts` reads
+// of the source bracketed by two TSC reads (a read interrupted by the
+// scheduler, or the first, cold one, would put the pair microseconds off).
+struct TscPair {
+  std::uint64_t ticks = 0;  // the bracket's midpoint
+  double seconds = 0;
+};
+TscPair tightest_tsc_pair(const TimeSource& source, int attempts) noexcept;
+#endif
 
 }  // namespace harmonize::clock

@@ -2,8 +2,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <tuple>
-#include <utility>
 
 #include "clock/tick_stamp.hpp"
 #include "clock/time_source.hpp"
@@ -59,29 +57,14 @@ class TscSource final : public TimeSource {
   // enough for ~0.1 ppm (clock_gettime reads are ~20 ns apart). The remaining
   // rate error is a drift like any other, which the clock models absorb.
   void calibrate(const TimeSource& reference) {
-    const auto [t0, c0] = paired_read(reference);
-    double t1 = t0;
-    std::uint64_t c1 = c0;
-    while (t1 - t0 < 0.02) std::tie(t1, c1) = paired_read(reference);
-    seconds_per_tick_ = (t1 - t0) / static_cast<double>(c1 - c0);
-    base_ticks_ = c1;
-    base_seconds_ = t1;
-  }
-  // The tightest of several brackets: a read interrupted by the scheduler
-  // (or the first, cold one) would put the tick count milliseconds off.
-  static std::pair<double, std::uint64_t> paired_read(const TimeSource& reference) {
-    std::pair<double, std::uint64_t> best{0.0, 0};
-    std::uint64_t best_width = ~std::uint64_t{0};
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      const std::uint64_t before = __rdtsc();
-      const double t = reference.now();
-      const std::uint64_t after = __rdtsc();
-      if (after - before < best_width) {
-        best_width = after - before;
-        best = {t, before + (after - before) / 2};
-      }
-    }
-    return best;
+    constexpr int kAttempts = 8;
+    const TscPair first = tightest_tsc_pair(reference, kAttempts);
+    TscPair last = first;
+    while (last.seconds - first.seconds < 0.02) last = tightest_tsc_pair(reference, kAttempts);
+    seconds_per_tick_ =
+        (last.seconds - first.seconds) / static_cast<double>(last.ticks - first.ticks);
+    base_ticks_ = last.ticks;
+    base_seconds_ = last.seconds;
   }
 
   double base_seconds_ = 0;

@@ -1,4 +1,5 @@
 #include "report/collective_stats.hpp"
+#include "report/flat_count.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +9,6 @@ namespace {
 
 constexpr double kFlatFormat = 1.0;
 constexpr std::size_t kKeyFields = 6;  // operation, bytes, root, calls, valid calls, bound
-
-bool is_count(double x) {
-  return x >= 0.0 && x <= 9007199254740992.0 && std::floor(x) == x;
-}
 
 template <typename Stats>
 auto distributions(Stats& s) {

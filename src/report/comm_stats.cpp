@@ -1,4 +1,5 @@
 #include "report/comm_stats.hpp"
+#include "report/flat_count.hpp"
 
 #include <algorithm>
 #include <array>
@@ -19,10 +20,6 @@ auto distributions(Stats& s) {
   return std::array{&s.exit_skew,    &s.lateness,        &s.late_by,           &s.wait,
                     &s.time_in_call, &s.truth_exit_skew, &s.clock_error_bound, &s.truth_clock_error,
                     &s.need};
-}
-
-bool is_count(double x) {
-  return x >= 0.0 && x <= 9007199254740992.0 && std::floor(x) == x;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "report/distribution.hpp"
+#include "report/flat_count.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,10 +22,6 @@ void compensated_add(double& sum, double& compensation, double value) {
     compensation += (value - total) + sum;
   }
   sum = total;
-}
-
-bool is_count(double x) {
-  return x >= 0.0 && x <= 9007199254740992.0 && std::floor(x) == x;
 }
 
 void append_sparse(std::vector<double>& out, const std::vector<std::uint64_t>& buckets,

@@ -123,10 +123,9 @@ HARMONIZE_FORTRAN_MANGLINGS(allgather, ALLGATHER, type_bytes(*sendcount, sendtyp
   sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
 HARMONIZE_FORTRAN_MANGLINGS(allgatherv, ALLGATHERV, type_bytes(*sendcount, sendtype), -1)
 
-#define HARMONIZE_PARAMS_ALLTOALL                                                             \
-  void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, \
-      MPI_Fint *recvtype, MPI_Fint *comm
-#define HARMONIZE_ARGS_ALLTOALL sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
+// The same signature as allgather.
+#define HARMONIZE_PARAMS_ALLTOALL HARMONIZE_PARAMS_ALLGATHER
+#define HARMONIZE_ARGS_ALLTOALL HARMONIZE_ARGS_ALLGATHER
 HARMONIZE_FORTRAN_MANGLINGS(alltoall, ALLTOALL, type_bytes(*sendcount, sendtype), -1)
 
 #define HARMONIZE_PARAMS_ALLTOALLV                                                           \
@@ -158,11 +157,9 @@ HARMONIZE_FORTRAN_MANGLINGS(gather, GATHER, type_bytes(*sendcount, sendtype), *r
   sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm
 HARMONIZE_FORTRAN_MANGLINGS(gatherv, GATHERV, type_bytes(*sendcount, sendtype), *root)
 
-#define HARMONIZE_PARAMS_SCATTER                                                              \
-  void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, \
-      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm
-#define HARMONIZE_ARGS_SCATTER \
-  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
+// The same signature as gather.
+#define HARMONIZE_PARAMS_SCATTER HARMONIZE_PARAMS_GATHER
+#define HARMONIZE_ARGS_SCATTER HARMONIZE_ARGS_GATHER
 HARMONIZE_FORTRAN_MANGLINGS(scatter, SCATTER, type_bytes(*recvcount, recvtype), *root)
 
 #define HARMONIZE_PARAMS_SCATTERV                                                           \
@@ -186,12 +183,12 @@ HARMONIZE_FORTRAN_MANGLINGS(reduce_scatter, REDUCE_SCATTER,
 HARMONIZE_FORTRAN_MANGLINGS(reduce_scatter_block, REDUCE_SCATTER_BLOCK,
                             type_bytes(*recvcount, datatype), -1)
 
-#define HARMONIZE_PARAMS_SCAN \
-  void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm
-#define HARMONIZE_ARGS_SCAN sendbuf, recvbuf, count, datatype, op, comm
+// The same signature as allreduce.
+#define HARMONIZE_PARAMS_SCAN HARMONIZE_PARAMS_ALLREDUCE
+#define HARMONIZE_ARGS_SCAN HARMONIZE_ARGS_ALLREDUCE
 HARMONIZE_FORTRAN_MANGLINGS(scan, SCAN, type_bytes(*count, datatype), -1)
 
-#define HARMONIZE_PARAMS_EXSCAN \
-  void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm
-#define HARMONIZE_ARGS_EXSCAN sendbuf, recvbuf, count, datatype, op, comm
+// The same signature as allreduce.
+#define HARMONIZE_PARAMS_EXSCAN HARMONIZE_PARAMS_ALLREDUCE
+#define HARMONIZE_ARGS_EXSCAN HARMONIZE_ARGS_ALLREDUCE
 HARMONIZE_FORTRAN_MANGLINGS(exscan, EXSCAN, type_bytes(*count, datatype), -1)
