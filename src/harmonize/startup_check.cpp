@@ -53,8 +53,13 @@ void stop_job_before_it_runs() {
 }
 
 void leave_private_world(MPI_Comm& world) {
-  // At MPI_Finalize a failing free changes nothing: the runtime goes next.
-  if (world != MPI_COMM_NULL) (void)PMPI_Comm_free(&world);
+  if (world == MPI_COMM_NULL) return;
+  // Nobody finalizes while another still has library traffic to consume:
+  // MPICH over UCX's TCP transport hung in MPI_Finalize (a rank flushing an
+  // endpoint whose peer had gone on to the runtime's fence) without it.
+  // At MPI_Finalize a failure changes nothing: the runtime goes next.
+  (void)PMPI_Barrier(world);
+  (void)PMPI_Comm_free(&world);
 }
 
 MPI_Comm join_private_world(double timeout_seconds) {
