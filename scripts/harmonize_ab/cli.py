@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from . import plots, runner, stats, tables
+from . import sides as sides_module
 from .parsing import ParseError
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NOTHING, EXIT_OUTPUT = 0, 1, 2, 3, 4
@@ -15,11 +16,14 @@ EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NOTHING, EXIT_OUTPUT = 0, 1, 2, 3, 4
 DESCRIPTION = """\
 Run an MPI benchmark several times with libharmonize preloaded, alternating
 sides A (HARMONIZE_MODE=observe: native barrier, exit skew measured) and
-B (harmonize: harmonized barrier), optionally C (off), interleaved A B A B ...
+B (harmonize: harmonized barrier), optionally C (off), interleaved A B A B ...,
+or named sides of your own (--side, --sweep: e.g. one late process each).
 Parses OSU 7.x collective output (default and -f, osu_barrier), IMB-MPI1
 tables and harmonize-example; prints median and spread per size and side,
-delta = t_A / t_B and whether it exceeds run-to-run noise, and the library's
-statistics per side; writes table.txt, results.csv, library.csv,
+delta = t_A / t_B and whether it exceeds run-to-run noise, the library's
+statistics per side and, with arrival patterns (HARMONIZE_ARRIVAL), t_global
+and the delay overlap benefit b(delta) per collective and size; writes
+table.txt, results.csv, library.csv, collectives.csv, arrival.csv,
 summary.json and PNG plots into the output directory."""
 
 EPILOG = """\
@@ -28,6 +32,17 @@ examples:
   harmonize-ab -n 5 --sides A,B,C -o out -- mpiexec -n 4 ./osu_allreduce -f
   harmonize-ab -o out --resume -n 10 -- mpiexec -n 4 ./osu_allreduce -f   (5 more runs per side)
   harmonize-ab -o out --aggregate                                         (recompute outputs only)
+  harmonize-ab -n 5 -o late --side native:MODE=observe \\
+      --sweep ARRIVAL=rank:0:0us,1us,5us,20us,100us -- mpiexec -n 4 ./osu_allreduce -f
+      (sides native, 0us, 1us, 5us, 20us, 100us: process 0 arrives late by that much;
+       b(delta) per size in table.txt, arrival.csv and plots/arrival-allreduce.png)
+  harmonize-ab --side t0:ARRIVAL=none --side late:ARRIVAL=ranks:0,3:10us -- ...
+
+--side NAME:KEY=VALUE,KEY=VALUE: KEY is a HARMONIZE_ variable (prefix optional;
+MODE defaults to harmonize); a comma starts a new setting only before KEY= in
+capitals. --sweep KEY=V1,V2,...: one side per value; a value without ':'
+replaces the last ':' field of the first (rank:0:0us,5us -> rank:0:5us); the
+side is named after what differs (5us), else after the whole value.
 
 exit status: 0 all runs ok, 1 some runs failed (results from the others),
 2 usage error, 3 no usable run, 4 the output directory cannot be written
@@ -38,8 +53,21 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="harmonize-ab", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--runs", type=int, default=5, help="runs per side (default 5)")
-    parser.add_argument("--sides", default="A,B",
-                        help="sides to run, from A (observe), B (harmonize), C (off); default A,B")
+    parser.add_argument("--sides", default=None,
+                        help="predefined sides to run, from A (observe), B (harmonize), C (off); "
+                             "default A,B (none when --side or --sweep is given)")
+    # --side and --sweep share one list: the sides run in the order given.
+    parser.add_argument("--side", action="append", dest="named", default=[], type=lambda t: ("--side", t),
+                        metavar="NAME:KEY=VALUE,...",
+                        help="a named side with HARMONIZE_* settings (prefix optional, MODE defaults "
+                             "to harmonize), e.g. late:ARRIVAL=rank:0:5us (repeatable)")
+    parser.add_argument("--sweep", action="append", dest="named", type=lambda t: ("--sweep", t),
+                        metavar="KEY=V1,V2,...",
+                        help="one harmonize side per value, e.g. ARRIVAL=rank:0:0us,1us,5us "
+                             "(sides 0us, 1us, 5us; see below)")
+    parser.add_argument("--t0", metavar="SIDE",
+                        help="the side without delay that b(delta) compares with (default: the first "
+                             "harmonize side whose arrival pattern has no delay)")
     parser.add_argument("--side-mode", action="append", default=[], metavar="SIDE=MODE",
                         help="run SIDE in another mode (off|observe|harmonize), e.g. B=observe")
     parser.add_argument("-o", "--output", help="output directory (default harmonize-ab-<date-time>)")
@@ -78,34 +106,70 @@ def parse_sides(text):
     return sides
 
 
+def named_sides(args):
+    """[(name, definition)] of --side and --sweep, in the order given."""
+    found = []
+    for option, text in args.named:
+        where = f"{option} {text!r}"
+        if option == "--side":
+            expanded = [sides_module.parse_side(text)]
+        else:
+            expanded = sides_module.parse_sweep(text)
+        found += [(name, sides_module.define_side(name, settings, where), where) for name, settings in expanded]
+    seen = {}
+    for name, _, where in found:
+        if name in seen:
+            same = "twice" if seen[name] == where else f"by {seen[name]} and by {where}"
+            raise ValueError(f"side {name!r} is defined {same}; side names must be distinct "
+                             "(name the sides yourself with --side NAME:...)")
+        seen[name] = where
+    return [(name, definition) for name, definition, _ in found]
+
+
+def preset(path_text, where):
+    path = Path(path_text)
+    if not path.is_file():
+        raise ValueError(f"{where}preset {path_text}: no such file")
+    return str(path.resolve())
+
+
 def make_plan(args, script_dir):
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
     if not command and not args.aggregate:
         raise ValueError("no benchmark command; put it after `--` (see --help)")
-    sides = parse_sides(args.sides)
+    named = named_sides(args)
+    if args.sides is not None:
+        sides = parse_sides(args.sides)
+    else:
+        sides = [] if named else ["A", "B"]
     modes = {side: runner.SIDE_MODES[side] for side in runner.SIDE_MODES}
     for item in args.side_mode:
         side, _, mode = item.partition("=")
         if side.upper() not in modes or mode not in ("off", "observe", "harmonize"):
             raise ValueError(f"--side-mode {item!r}: expected SIDE=MODE with SIDE in A,B,C and "
-                             "MODE off|observe|harmonize")
+                             "MODE off|observe|harmonize (named sides take MODE= in --side)")
         modes[side.upper()] = mode
     configs = {}
     for side in "ABC":
         chosen = getattr(args, f"config_{side.lower()}") or args.config
         if chosen:
-            path = Path(chosen)
-            if not path.is_file():
-                raise ValueError(f"preset {chosen}: no such file")
-            configs[side] = str(path.resolve())
+            configs[side] = preset(chosen, "")
     settings = {"all": list(args.set)}
     for side in "ABC":
         if getattr(args, f"set_{side.lower()}"):
             settings[side] = list(getattr(args, f"set_{side.lower()}"))
+    for name, definition in named:
+        modes[name] = definition["mode"]
+        if definition["config"] or args.config:
+            configs[name] = preset(definition["config"] or args.config, f"side {name}: ")
+        settings[name] = definition["settings"]
+        sides.append(name)
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
+    if args.t0 is not None and not args.aggregate and args.t0 not in sides:
+        raise ValueError(f"--t0 {args.t0}: no such side (the sides: {', '.join(sides)})")
     library = str(Path(args.library).resolve()) if args.library else None
     return {"version": 1, "command": command, "runs": args.runs, "sides": sides, "modes": modes,
             "configs": configs, "settings": settings, "launcher_args": list(args.launcher_arg),
@@ -113,7 +177,12 @@ def make_plan(args, script_dir):
             "harmonize_run": str(script_dir / "harmonize-run")}
 
 
-def summarize(plan, output, metric):
+def legacy_sides(sides):
+    """Only the predefined A, B, C: the tables keep their A/B layout."""
+    return set(sides) <= set(runner.SIDE_MODES)
+
+
+def summarize(plan, output, metric, t0=None):
     """Everything on disk -> the summary dict (pure apart from reading files)."""
     ok_runs, failed = runner.collect(output, plan)
     sides = plan["sides"]
@@ -124,11 +193,18 @@ def summarize(plan, output, metric):
         pair = ("A", "B")
     library = {}
     collective_points = {}
+    arrivals = {}
     for side in sides:
         reports = [run["report"] for run in ok_runs if run["status"]["side"] == side and run["report"]]
         if reports:
             library[side] = stats.merge_reports(reports)
             collective_points[side] = stats.collective_points(reports)
+        own_settings = plan["settings"].get("all", []) + plan["settings"].get(side, [])
+        arrivals[side] = stats.side_arrival(plan["modes"][side], reports, own_settings)
+    arrival = stats.arrival_summary(collective_points, sides, arrivals, t0)
+    # Beyond A/B/C each side's latency is set against one reference: t0 when
+    # there is one (what a delay costs), else the first side.
+    reference = None if legacy_sides(sides) else (arrival["t0_side"] or sides[0])
     ok_counts = {side: sum(1 for run in ok_runs if run["status"]["side"] == side) for side in sides}
     return {
         "version": 1,
@@ -137,12 +213,15 @@ def summarize(plan, output, metric):
         "sides": sides,
         "modes": {side: plan["modes"][side] for side in sides},
         "configs": plan.get("configs", {}),
+        "side_settings": {side: runner.side_definition(plan, side)["settings"] for side in sides},
         "metric": metric,
         "comparison_pair": list(pair),
+        "reference": reference,
         "ok_runs": ok_counts,
-        "results": stats.aggregate_points(points, sides, pair),
+        "results": stats.aggregate_points(points, sides, pair, reference),
         "library": library,
         "collectives": stats.compare_collectives(collective_points, pair),
+        "arrival": arrival,
         "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
                                                              "log", "superseded")} for f in failed],
         "output_directory": str(output.resolve()),
@@ -165,7 +244,7 @@ def write_outputs(summary, output, want_plots):
     text = tables.terminal_report(summary)
     outputs = {"table": output / "table.txt", "results_csv": output / "results.csv",
                "library_csv": output / "library.csv", "collectives_csv": output / "collectives.csv",
-               "summary_json": output / "summary.json"}
+               "arrival_csv": output / "arrival.csv", "summary_json": output / "summary.json"}
     plot_note = None
     plot_paths = []
     if want_plots and summary["results"]:
@@ -178,6 +257,7 @@ def write_outputs(summary, output, want_plots):
     runner.write_text(outputs["results_csv"], tables.results_csv(summary))
     runner.write_text(outputs["library_csv"], tables.library_csv(summary))
     runner.write_text(outputs["collectives_csv"], tables.collectives_csv(summary))
+    runner.write_text(outputs["arrival_csv"], tables.arrival_csv(summary))
     runner.write_json(outputs["summary_json"], json.loads(tables.summary_json(summary)))
     return text, plot_paths, plot_note
 
@@ -239,15 +319,19 @@ def run(args, output, script_dir):
         except runner.OutputError as failure:
             raise runner.OutputError(f"{failure}; finished runs are kept in {output / 'runs'}: "
                                      "free space, then continue with --resume") from failure
+    if args.t0 is not None and args.t0 not in plan["sides"]:
+        error(f"--t0 {args.t0}: no such side (the sides: {', '.join(plan['sides'])})")
+        return EXIT_USAGE
     try:
-        summary = summarize(plan, output, args.metric)
+        summary = summarize(plan, output, args.metric, args.t0)
     except (ValueError, ParseError) as failure:
         error(f"cannot aggregate {output}: {failure}")
         return EXIT_NOTHING
     text, plot_paths, plot_note = write_outputs(summary, output, not args.no_plots)
     print(text, end="")
     print(f"\nharmonize-ab: table {output / 'table.txt'}, CSV {output / 'results.csv'}, "
-          f"{output / 'library.csv'} and {output / 'collectives.csv'}, JSON {output / 'summary.json'}")
+          f"{output / 'library.csv'}, {output / 'collectives.csv'} and {output / 'arrival.csv'}, "
+          f"JSON {output / 'summary.json'}")
     if plot_paths:
         print(f"harmonize-ab: plots {', '.join(str(p) for p in plot_paths)}")
     if plot_note:

@@ -10,11 +10,16 @@ collective-<operation>.png  per size, delta of the collective itself from the
                          library's per-call data (local time and t_global,
                          95 % intervals of the pooled calls), beside the
                          benchmark's own delta; and the arrival skew per side
+arrival-<operation>.png  the delay overlap benefit b against the delay, one
+                         line per size (at most MAX_ARRIVAL_SIZES of them),
+                         95 % intervals as error bars
 """
+import itertools
 import re
 
 SIDE_COLORS = {"A": "tab:red", "B": "tab:blue", "C": "tab:gray"}
 SKEW_LEVELS = (("min", 0.0), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
+MAX_ARRIVAL_SIZES = 6  # more lines than this cannot be told apart
 
 
 class PlotsUnavailable(Exception):
@@ -70,7 +75,76 @@ def make_plots(summary, directory):
     for operation, rows in collective_groups(summary).items():
         written.append(collective_plot(pyplot, summary, operation, rows,
                                        directory / f"collective-{slug(operation)}.png"))
+    for operation, rows in arrival_plot_rows(summary).items():
+        written.append(arrival_plot(pyplot, summary, operation, rows,
+                                    directory / f"arrival-{slug(operation)}.png"))
     return written
+
+
+def spread_choice(values, count):
+    """At most `count` of the sorted `values`, spread evenly, first and last kept."""
+    if len(values) <= count:
+        return list(values)
+    return [values[round(i * (len(values) - 1) / (count - 1))] for i in range(count)]
+
+
+def arrival_plot_rows(summary):
+    """Per operation, the rows with a b (delay > 0) of its busiest communicator
+    and root, restricted to at most MAX_ARRIVAL_SIZES sizes spread over the range."""
+    by_operation = {}
+    for row in (summary.get("arrival") or {}).get("rows") or []:
+        if row["b"] is not None and row["delta"]:
+            group = by_operation.setdefault(row["operation"], {})
+            group.setdefault((row["communicator"], row["root"]), []).append(row)
+    chosen = {}
+    for operation, groups in by_operation.items():
+        busiest = max(groups.values(), key=lambda rows: sum(r["calls"] for r in rows))
+        sizes = spread_choice(sorted({r["bytes"] for r in busiest}), MAX_ARRIVAL_SIZES)
+        chosen[operation] = [r for r in busiest if r["bytes"] in sizes]
+    return chosen
+
+
+def pattern_family(pattern):
+    """What a pattern is without its delay ('rank:1:5us' -> 'rank:1'): one
+    line per family, so that sides delaying different processes are not
+    joined into one line."""
+    return (pattern or "").rsplit(":", 1)[0] if ":" in (pattern or "") else (pattern or "")
+
+
+def arrival_plot(pyplot, summary, operation, rows, path):
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
+    families = sorted({pattern_family(r.get("pattern")) for r in rows})
+    styles = ("-", "--", ":", "-.")
+    colors = {size: f"C{i % 10}" for i, size in enumerate(sorted({r["bytes"] for r in rows}))}
+    for (size, color), (number, family) in itertools.product(colors.items(), enumerate(families)):
+        points = sorted((r for r in rows
+                         if r["bytes"] == size and pattern_family(r.get("pattern")) == family),
+                        key=lambda r: r["delta"])
+        if not points:
+            continue
+        xs = [1e6 * r["delta"] for r in points]
+        values = [r["b"] for r in points]
+        low = [b - (r["b_low"] if r["b_low"] is not None else b) for b, r in zip(values, points)]
+        high = [(r["b_high"] if r["b_high"] is not None else b) - b for b, r in zip(values, points)]
+        label = f"{size} bytes" + (f", {family}" if len(families) > 1 else "")
+        axes.errorbar(xs, values, yerr=[low, high], marker="o", capsize=3, color=color,
+                      linestyle=styles[number % len(styles)], label=label)
+    for level in (0.0, 1.0):
+        axes.axhline(level, color="gray", linestyle="--", linewidth=1)
+    deltas = [r["delta"] for r in rows]
+    if max(deltas) / min(deltas) >= 10:
+        axes.set_xscale("log")
+    # The deltas run are the ticks (a log axis would label decades only).
+    ticks = sorted({1e6 * d for d in deltas})
+    axes.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    axes.minorticks_off()
+    axes.set_xlabel("delay of the late process(es), delta (us)")
+    axes.set_ylabel("b = (t0 + delta - t_delta) / t_delta")
+    t0 = (summary.get("arrival") or {}).get("t0_side")
+    axes.set_title(f"{operation}: delay overlap benefit (t0 = side {t0}, 95 % intervals)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize="small")
+    return _save(pyplot, figure, path)
 
 
 def collective_groups(summary):
@@ -111,11 +185,14 @@ def collective_plot(pyplot, summary, operation, rows, path):
     deltas.axhline(1.0, color="gray", linestyle="--", linewidth=1)
     deltas.set_ylabel(f"delta = {first} / {second}")
     deltas.set_title(f"{operation}: {summary['modes'][first]} vs {summary['modes'][second]}")
+    positive = False
     for side in (first, second):
         skew = [r["sides"][side]["arrival_skew"] for r in rows]
+        positive = positive or any(skew)
         skews.plot(xs, [1e6 * s if s else None for s in skew], marker="o",
                    color=SIDE_COLORS.get(side, "black"), label=f"{side}: {summary['modes'][side]}")
-    skews.set_yscale("log")
+    if positive:  # a log axis without a positive value cannot be drawn
+        skews.set_yscale("log")
     skews.set_ylabel("arrival skew, median (us)")
     skews.set_title("how far apart the processes arrived")
     for axes in (deltas, skews):

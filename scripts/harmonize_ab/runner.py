@@ -1,7 +1,8 @@
-"""Running the interleaved A/B(/C) runs and keeping everything on disk.
+"""Running the interleaved runs of every side and keeping everything on disk.
 
 Layout of an output directory:
-    plan.json                  what was asked (command, sides, modes, presets)
+    plan.json                  what was asked (command, sides in order, each
+                               side's mode, preset and settings)
     runs/<NNN>-<side>/         one directory per run, written as the run goes:
         command.txt            the exact command line (reproducible by hand)
         stdout.txt stderr.txt  raw output of the run
@@ -139,6 +140,33 @@ def side_command(plan, side, report_path, harmonize_run, launcher_kind):
     return argv + list(plan.get("launcher_args", [])) + ["--"] + rest
 
 
+def side_definition(plan, side):
+    """What runs a side: its mode, preset and own settings (besides --set's)."""
+    return {"mode": plan["modes"].get(side), "config": (plan.get("configs") or {}).get(side),
+            "settings": list((plan.get("settings") or {}).get(side, []))}
+
+
+def describe_side(plan, side):
+    """'late = harmonize HARMONIZE_ARRIVAL=rank:0:5us' for messages."""
+    definition = side_definition(plan, side)
+    extra = definition["settings"] + ([f"preset {definition['config']}"] if definition["config"] else [])
+    return f"{side} = {definition['mode']}" + (" " + " ".join(extra) if extra else "")
+
+
+def check_same_sides(existing, plan, plan_path):
+    """Named sides must be the same on --resume (the same names, modes and
+    settings). Runs of the predefined A, B, C only may add one of them, as
+    before named sides existed."""
+    if set(existing["sides"]) | set(plan["sides"]) <= set(SIDE_MODES):
+        return
+    if set(existing["sides"]) != set(plan["sides"]) or any(
+            side_definition(existing, side) != side_definition(plan, side) for side in plan["sides"]):
+        raise PlanError(f"--resume: the sides differ from those in {plan_path}, which has "
+                        f"{'; '.join(describe_side(existing, s) for s in existing['sides'])}; this command "
+                        f"has {'; '.join(describe_side(plan, s) for s in plan['sides'])}. Give the same "
+                        "--side/--sweep options, or use another --output")
+
+
 def prepare_directory(output, plan, resume, aggregate_only):
     """Create or check the output directory; returns the plan in force."""
     plan_path = output / "plan.json"
@@ -155,6 +183,7 @@ def prepare_directory(output, plan, resume, aggregate_only):
         if not resume:
             raise PlanError(f"{output} already holds runs (plan.json); use --resume to continue them, "
                             "--aggregate to recompute the results from them, or another --output")
+        check_same_sides(existing, plan, plan_path)
         differences = [key for key in PLAN_KEYS_THAT_MUST_MATCH if existing.get(key) != plan.get(key)]
         if differences:
             raise PlanError(f"--resume: this command differs from the one in {plan_path} in "

@@ -5,7 +5,6 @@ import json
 import math
 
 
-
 def ratio_text(value, decimals):
     """Fixed decimals in the usual range; significant digits below it, where
     a disturbed run can push a ratio to 1e-4 (fixed decimals would say 0)."""
@@ -57,8 +56,28 @@ def group_title(entry):
     return f"{entry['benchmark']}{processes}"
 
 
+def grouped_results(summary):
+    groups = {}
+    for entry in summary["results"]:
+        groups.setdefault(group_title(entry), []).append(entry)
+    return groups
+
+
+def comparison_cells(comparison):
+    """delta, its range and the noise verdict of a compare() result."""
+    if not comparison:
+        return ["-", "-", "-"]
+    return [ratio_text(comparison["delta"], 3),
+            f"{ratio_text(comparison['delta_low'], 2)}-{ratio_text(comparison['delta_high'], 2)}",
+            noise_word(comparison)]
+
+
 def results_table(summary):
-    """The per-size latency comparison, one block per benchmark."""
+    """The per-size latency comparison, one block per benchmark: sides A, B, C
+    side by side with the A/B delta; other sides one row each (any number of
+    them fits), with the ratio to the reference side."""
+    if summary.get("reference"):
+        return sides_results_table(summary)
     sides = summary["sides"]
     first, second = summary["comparison_pair"]
     metric = summary["metric"]
@@ -67,30 +86,43 @@ def results_table(summary):
         header += [f"{side} {summary['modes'][side]} us", "spread", "n"]
     header += [f"delta {first}/{second}", "range", "exceeds noise"]
     blocks = []
-    groups = {}
-    for entry in summary["results"]:
-        groups.setdefault(group_title(entry), []).append(entry)
-    for title, entries in groups.items():
+    for title, entries in grouped_results(summary).items():
         rows = []
         for entry in entries:
             row = [entry["size"]]
             for side in sides:
-                stats = entry["sides"].get(side)
-                if stats:
-                    row += [format_us(stats["median"]), f"{100 * stats['spread']:.1f}%", stats["runs"]]
-                else:
-                    row += ["-", "-", 0]
-            comparison = entry["comparison"]
-            if comparison:
-                row += [ratio_text(comparison["delta"], 3),
-                        f"{ratio_text(comparison['delta_low'], 2)}-"
-                        f"{ratio_text(comparison['delta_high'], 2)}",
-                        noise_word(comparison)]
-            else:
-                row += ["-", "-", "-"]
-            rows.append(row)
+                row += side_cells(entry["sides"].get(side))
+            rows.append(row + comparison_cells(entry["comparison"]))
         blocks.append(f"{title} ({metric} latency, median over runs, spread = half-range / median)\n"
                       + format_table(header, rows, [">"] * (len(header) - 1) + ["<"]))
+    return "\n\n".join(blocks)
+
+
+def side_cells(stats):
+    """median, spread, runs of one side at one size."""
+    if not stats:
+        return ["-", "-", 0]
+    return [format_us(stats["median"]), f"{100 * stats['spread']:.1f}%", stats["runs"]]
+
+
+def sides_results_table(summary):
+    """One row per size and side, each set against the reference side."""
+    reference = summary["reference"]
+    header = ["size", "side", "mode", "us", "spread", "n", f"/ {reference}", "range", "exceeds noise"]
+    blocks = []
+    for title, entries in grouped_results(summary).items():
+        rows = []
+        for entry in entries:
+            for side in summary["sides"]:
+                if side not in entry["sides"]:
+                    continue
+                versus = ["(ref)", "", ""] if side == reference else \
+                    comparison_cells(entry["versus"].get(side))
+                rows.append([entry["size"], side, summary["modes"][side],
+                             *side_cells(entry["sides"][side]), *versus])
+        blocks.append(f"{title} ({summary['metric']} latency, median over runs, spread = half-range / "
+                      f"median; / {reference}: ratio to side {reference}, range over runs)\n"
+                      + format_table(header, rows, [">", "<", "<"] + [">"] * 5 + ["<"]))
     return "\n\n".join(blocks)
 
 
@@ -175,14 +207,11 @@ def collectives_table(summary):
         return ""
     first, second = summary["comparison_pair"]
 
-    def span(low, high, decimals=2):
-        return f"{ratio_text(low, decimals)}-{ratio_text(high, decimals)}"
-
     def delta(pooled, runs):
         cells = ["-", "-", "-"] if pooled is None else [
-            ratio_text(pooled["delta"], 3), span(pooled["delta_low"], pooled["delta_high"], 3),
+            ratio_text(pooled["delta"], 3), span_text(pooled["delta_low"], pooled["delta_high"], 3),
             "yes" if pooled["decided"] else "no"]
-        return cells + (["-"] if runs is None else [span(runs["delta_low"], runs["delta_high"])])
+        return cells + (["-"] if runs is None else [span_text(runs["delta_low"], runs["delta_high"])])
 
     header = ["comm", "operation", "bytes", f"{first} local", f"{second} local", "delta", "95%",
               "decided", "runs", f"{first} t_global", f"{second} t_global", "delta", "95%",
@@ -204,6 +233,79 @@ def collectives_table(summary):
             + format_table(header, table, ["<", "<"] + [">"] * (len(header) - 2)))
 
 
+def span_text(low, high, decimals=2):
+    return "-" if low is None or high is None else f"{ratio_text(low, decimals)}-{ratio_text(high, decimals)}"
+
+
+def benefit_text(value):
+    """b has a meaningful sign and zero: fixed decimals ('-0.001', not '-0.00124')."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def seconds_span(low, high):
+    """'10.1-10.3 us': an interval of seconds in the unit of its upper end."""
+    if low is None or high is None:
+        return "-"
+    unit_text = human_seconds(high).split()
+    if len(unit_text) != 2 or math.isinf(high):
+        return f"{human_seconds(low)}-{human_seconds(high)}"
+    scale = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[unit_text[1]]
+    return f"{low / scale:.3g}-{high / scale:.3g} {unit_text[1]}"
+
+
+def arrival_groups(rows):
+    """{(communicator, operation, root): rows} in the rows' order."""
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["communicator"], row["operation"], row["root"]), []).append(row)
+    return groups
+
+
+def arrival_table(summary):
+    """Per collective, per size and side: the valid calls' t_global, the delay
+    overlap benefit b(delta) against t0, and how the processes arrived."""
+    arrival = summary.get("arrival") or {}
+    if not arrival.get("applies"):
+        return ""
+    t0 = arrival.get("t0_side")
+    title = ["late arrivals: t_global and delay overlap benefit b(delta)",
+             "  (valid calls of all runs pooled: medians with 95% intervals)"]
+    if t0:
+        title.append(f"  b = (t0 + delta - t_delta) / t_delta, t0 = side {t0}: 1 the delay is hidden, "
+                     "0 it simply adds, < 0 it costs more")
+    lines = title
+    if arrival.get("note"):
+        lines.append(arrival["note"])
+    if not arrival["rows"]:
+        lines.append("no harmonize side timed a collective (no report from its runs, or the reports "
+                     "list no collective)")
+    header = ["bytes", "side", "pattern", "delta", "valid", "t_global", "95%", "b", "95%",
+              "arrival skew", "arrival error"]
+    for (communicator, operation, root), rows in arrival_groups(arrival["rows"]).items():
+        if not any(row["t_global"] is not None for row in rows):
+            continue  # no valid call at all (e.g. a collective timed only once per run): CSV only
+        table = []
+        for row in rows:
+            b = "(t0)" if row["is_t0"] else benefit_text(row["b"])
+            # b is often negative: ".." keeps an interval's minus signs readable.
+            b_span = "-" if row["b_low"] is None else \
+                f"{benefit_text(row['b_low'])}..{benefit_text(row['b_high'])}"
+            table.append([row["bytes"], row["side"], row["pattern"],
+                          ("-" if row["delta"] is None else human_seconds(row["delta"]))
+                          + ("*" if row["delta_source"] == "setting" else ""),
+                          f"{100 * row['valid_calls'] / row['calls']:.0f}%" if row["calls"] else "-",
+                          human_seconds(row["t_global"]), seconds_span(row["t_global_low"], row["t_global_high"]),
+                          b, b_span,
+                          human_seconds(row["arrival_skew"]), human_seconds(row["arrival_error"])])
+        where = "" if root is None else f", root {root}"
+        lines += ["", f"{communicator} {operation}{where}",
+                  format_table(header, table, [">", "<", "<"] + [">"] * (len(header) - 3))]
+    if any(row["delta_source"] == "setting" for row in arrival["rows"]):
+        lines.append("* delta from the side's ARRIVAL setting: its reports do not say (a library "
+                     "from before HARMONIZE_ARRIVAL)")
+    return "\n".join(lines)
+
+
 def failures_text(summary):
     failed = [f for f in summary["failed_runs"] if not f.get("superseded")]
     if not failed:
@@ -215,19 +317,39 @@ def failures_text(summary):
     return "\n".join(lines)
 
 
+def side_text(summary, side):
+    """'A = observe' or, for a named side, 'late = harmonize ARRIVAL=rank:0:5us'."""
+    settings = [] if side in ("A", "B", "C") else (summary.get("side_settings") or {}).get(side, [])
+    shown = [setting.removeprefix("HARMONIZE_") for setting in settings]
+    return " ".join([f"{side} = {summary['modes'][side]}"] + shown)
+
+
 def terminal_report(summary):
+    sides = [f"{side_text(summary, s)} ({summary['ok_runs'].get(s, 0)} runs ok)" for s in summary["sides"]]
+    # Many named sides: one a line, not one line of 300 characters.
+    separator = ", " if len(summary["sides"]) <= 3 else "\n  "
     parts = [f"harmonize-ab: {summary['command_text']}",
-             "sides: " + ", ".join(f"{s} = {summary['modes'][s]} ({summary['ok_runs'].get(s, 0)} runs ok)"
-                                   for s in summary["sides"]),
+             "sides: " + separator.join(sides),
              "", results_table(summary) if summary["results"] else "no results", "",
              library_table(summary)]
     collectives = collectives_table(summary)
     if collectives:
         parts += ["", collectives]
+    arrival = arrival_table(summary)
+    if arrival:
+        parts += ["", arrival]
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
     return "\n".join(parts) + "\n"
+
+
+def comparison_csv(comparison):
+    if not comparison:
+        return ["", "", "", ""]
+    verdict = comparison["exceeds_noise"]
+    return [float(f"{comparison['delta']:.7g}"), float(f"{comparison['delta_low']:.7g}"),
+            float(f"{comparison['delta_high']:.7g}"), "" if verdict is None else str(verdict).lower()]
 
 
 def results_csv(summary):
@@ -237,6 +359,10 @@ def results_csv(summary):
     for side in sides:
         header += [f"{side}_{name}" for name in ("median_us", "min_us", "max_us", "spread", "runs")]
     header += ["delta", "delta_low", "delta_high", "exceeds_noise"]
+    reference = summary.get("reference")
+    others = [side for side in sides if reference and side != reference]
+    for side in others:
+        header += [f"{side}_ratio", f"{side}_ratio_low", f"{side}_ratio_high", f"{side}_exceeds_noise"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -246,15 +372,30 @@ def results_csv(summary):
             stats = entry["sides"].get(side)
             row += ([stats["median"], stats["min"], stats["max"], round(stats["spread"], 6), stats["runs"]]
                     if stats else ["", "", "", "", 0])
-        comparison = entry["comparison"]
-        if comparison:
-            verdict = comparison["exceeds_noise"]
-            row += [float(f"{comparison['delta']:.7g}"), float(f"{comparison['delta_low']:.7g}"),
-                    float(f"{comparison['delta_high']:.7g}"),
-                    "" if verdict is None else str(verdict).lower()]
-        else:
-            row += ["", "", "", ""]
+        row += comparison_csv(entry["comparison"])
+        for side in others:
+            row += comparison_csv(entry["versus"].get(side))
         writer.writerow(row)
+    return buffer.getvalue()
+
+
+def arrival_csv(summary):
+    """One row per communicator, operation, bytes, root and side: delta,
+    the valid calls' t_global (seconds, 95 % interval), b and its interval."""
+    arrival = summary.get("arrival") or {}
+    header = ["communicator", "operation", "bytes", "root", "side", "mode", "pattern", "delta_s",
+              "delta_source", "calls", "valid_calls", "t_global_s", "t_global_low95_s",
+              "t_global_high95_s", "t0_side", "b", "b_low95", "b_high95", "arrival_skew_s",
+              "arrival_error_s"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in arrival.get("rows") or []:
+        values = dict(row, mode=summary["modes"][row["side"]], t0_side=arrival.get("t0_side"),
+                      delta_s=row["delta"], t_global_s=row["t_global"], t_global_low95_s=row["t_global_low"],
+                      t_global_high95_s=row["t_global_high"], b_low95=row["b_low"], b_high95=row["b_high"],
+                      arrival_skew_s=row["arrival_skew"], arrival_error_s=row["arrival_error"])
+        writer.writerow(["" if values[name] is None else values[name] for name in header])
     return buffer.getvalue()
 
 

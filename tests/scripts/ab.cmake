@@ -4,3 +4,5 @@ harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_stats.py)
 harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_end_to_end.py TIMEOUT 600)
 # harmonize-ab when things go wrong: interrupts, full disk, corrupt files (no build needed).
 harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_robustness.py TIMEOUT 600)
+# Named sides and --sweep: b(delta) on a stand-in benchmark (no build, no MPI needed).
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_sweep.py)

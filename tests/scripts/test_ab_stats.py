@@ -258,3 +258,95 @@ def test_reports_with_histograms_are_pooled_per_key():
     pool = points[("MPI_COMM_WORLD", "allreduce", 8, None)]["local_pool"]
     assert sum(pool["counts"].values()) == 1000
     assert points[("MPI_COMM_WORLD", "allreduce", 8, None)]["t_global_pool"] is None
+
+
+# ------------------------------------------------------------------ late arrivals (paper 002)
+
+U = 2.0 ** -20  # about 1 us: sums and differences of small multiples are exact
+
+
+def test_overlap_benefit_is_paper_002_eq_5():
+    assert stats.overlap_benefit(10 * U, 12 * U, 5 * U) == 0.25  # (10 + 5 - 12) / 12
+    assert stats.overlap_benefit(10 * U, 10 * U, 5 * U) == 0.5  # half the delay hidden
+    assert stats.overlap_benefit(10 * U, 15 * U, 5 * U) == 0.0  # the delay simply adds
+    assert stats.overlap_benefit(10 * U, 20 * U, 5 * U) == -0.25  # it costs extra
+    assert stats.overlap_benefit(10e-6, 12e-6, 5e-6) == (10e-6 + 5e-6 - 12e-6) / 12e-6
+
+
+def test_overlap_benefit_interval_pairs_the_ends_crosswise():
+    # b grows with t0 and shrinks with t_delta.
+    low, high = stats.overlap_benefit_interval((9 * U, 11 * U), (11 * U, 13 * U), 5 * U)
+    assert low == 1 / 13 and high == 5 / 11
+    assert stats.overlap_benefit_interval((9 * U, 11 * U), (0.0, 13 * U), 5 * U) is None
+
+
+def arrival_report(t_global, valid=900, arrival=None, error=None):
+    """One key's report with its valid calls' t_global all in one bucket."""
+    valid_figures = {}
+    if valid:
+        valid_figures["t_global"] = {"p50": t_global, "histogram": histogram_of([t_global] * valid)}
+        valid_figures["arrival_skew"] = {"p50": 0.0, "histogram": {**histogram_of([1e-6]), "counts": [],
+                                                                   "below": valid}}
+    if valid and error is not None:
+        valid_figures["arrival_error"] = {"p50": error, "histogram": histogram_of([error] * valid)}
+    key = {"operation": "allreduce", "bytes": 8, "root": None, "calls": 1000, "valid_calls": valid,
+           "t_global": {"p50": t_global}, "local": {"p50": t_global}, "arrival_skew": {"p50": 0.0},
+           "valid": valid_figures}
+    report = {"communicators": [{"name": "MPI_COMM_WORLD", "collectives": {"keys": [key]}}]}
+    if arrival is not None:
+        report["arrival"] = arrival
+    return report
+
+
+def bucket_of(value):
+    """(low, midpoint, high) of the library's histogram bucket holding `value`."""
+    mantissa, exponent = math.frexp(value)
+    sub = int((2 * mantissa - 1) * 64)
+    return tuple(math.ldexp(1 + (sub + where) / 64, exponent - 1) for where in (0.0, 0.5, 1.0))
+
+
+def test_side_arrival_prefers_the_report_then_the_setting():
+    reported = arrival_report(1e-5, arrival={"pattern": "rank:0:5us", "delta": 5e-06})
+    assert stats.side_arrival("harmonize", [reported], ["ARRIVAL=rank:0:7us"]) == ("rank:0:5us", 5e-06, "report")
+    older = arrival_report(1e-5)  # no "arrival": a library from before HARMONIZE_ARRIVAL
+    assert stats.side_arrival("harmonize", [older], ["HARMONIZE_ARRIVAL=rank:0:7us"]) == \
+        ("rank:0:7us", 7e-06, "setting")
+    assert stats.side_arrival("harmonize", [dict(older, arrival=None)], []) == ("none", 0.0, "setting")
+    assert stats.side_arrival("harmonize", [], ["ARRIVAL=file:/tmp/x"]) == ("file:/tmp/x", None, "setting")
+    # Patterns are imposed in mode harmonize only.
+    assert stats.side_arrival("observe", [reported], ["ARRIVAL=rank:0:5us"]) == (None, None, None)
+
+
+def test_t0_is_the_first_harmonize_side_without_delay():
+    arrivals = {"ref": (None, None, None), "late": ("rank:0:5us", 5e-6, "report"),
+                "t0": ("none", 0.0, "report"), "zero": ("rank:0:0us", 0.0, "report")}
+    assert stats.choose_t0(list(arrivals), arrivals) == ("t0", None)
+    assert stats.choose_t0(list(arrivals), arrivals, "zero") == ("zero", None)
+    side, note = stats.choose_t0(list(arrivals), arrivals, "late")
+    assert side is None and "--t0 late" in note and "b not computed" in note
+    side, note = stats.choose_t0(["ref", "late"], arrivals)
+    assert side is None and "no harmonize side without delay" in note
+
+
+def test_arrival_rows_give_b_of_the_valid_calls():
+    t0, late = 10e-6, 12e-6
+    points = {"t0": stats.collective_points([arrival_report(t0, error=5e-8)] * 2),
+              "late": stats.collective_points([arrival_report(late)]),
+              "ref": stats.collective_points([arrival_report(30e-6, valid=0)])}
+    arrivals = {"ref": (None, None, None), "late": ("rank:0:5us", 5e-6, "report"), "t0": ("none", 0.0, "report")}
+    summary = stats.arrival_summary(points, ["ref", "late", "t0"], arrivals)
+    assert summary["applies"] and summary["t0_side"] == "t0" and summary["note"] is None
+    rows = summary["rows"]
+    assert [r["side"] for r in rows] == ["t0", "late"]  # by delta; observe has no pattern
+    zero, delayed = rows
+    assert zero["is_t0"] and zero["b"] is None and zero["valid_calls"] == 1800
+    low0, mid0, high0 = bucket_of(t0)
+    low, mid, high = bucket_of(late)
+    assert (zero["t_global_low"], zero["t_global"], zero["t_global_high"]) == (low0, mid0, high0)
+    assert delayed["b"] == (mid0 + 5e-6 - mid) / mid
+    assert (delayed["b_low"], delayed["b_high"]) == ((low0 + 5e-6 - high) / high, (high0 + 5e-6 - low) / low)
+    assert zero["arrival_skew"] == 0.0 and zero["arrival_error"] == bucket_of(5e-8)[1]
+    assert delayed["arrival_error"] is None  # older reports lack it
+    # Without a pattern other than none there is nothing to show.
+    plain = {"t0": ("none", 0.0, "setting"), "ref": (None, None, None)}
+    assert not stats.arrival_summary(points, ["ref", "t0"], plain)["applies"]
