@@ -1,6 +1,6 @@
 #include "clock/test_clock.hpp"
 
-#include "clock/splitmix.hpp"
+#include "common/splitmix.hpp"
 
 namespace harmonize::clock {
 namespace {

@@ -26,8 +26,9 @@ enum class Collective : std::uint8_t {
   reduce_scatter_block,
   scan,
   exscan,
-  // In mode observe only, where the native barrier may be the operation
-  // under test (osu_barrier); the harmonized barrier has figures of its own.
+  // Where the native barrier is the operation under test (osu_barrier):
+  // mode observe, and every second barrier with HARMONIZE_ALTERNATE; the
+  // harmonized barrier has figures of its own.
   barrier,
 };
 inline constexpr std::array<std::string_view, 17> kCollectiveNames{

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "config/arrival.hpp"
 #include "config/collective_set.hpp"
 #include "config/values.hpp"
 
@@ -38,6 +39,11 @@ std::string canonical_value(const Variable& variable, std::string_view value) {
     case Kind::collectives:
       if (const auto set = parse_collective_set(value)) return collective_set_text(*set);
       break;
+    case Kind::arrival: {
+      std::string why;
+      if (const auto pattern = parse_arrival(value, why)) return arrival_text(*pattern);
+      break;
+    }
     case Kind::choice:
     case Kind::flag:
     case Kind::text:

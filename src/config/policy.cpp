@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "config/arrival.hpp"
 #include "config/canonical.hpp"
 #include "config/collective_set.hpp"
 #include "config/display.hpp"
@@ -66,6 +67,12 @@ std::string check_value(const Variable& v, const std::string& value) {
     case Kind::collectives:
       ok = parse_collective_set(value).has_value();
       break;
+    case Kind::arrival: {
+      std::string why;
+      if (!parse_arrival(value, why))
+        return " is not valid: " + why + "; expected " + accepted_values(v);
+      break;
+    }
     case Kind::report:
       // The file system is checked at MPI_Init (report_target.hpp); a name
       // that cannot be a file is wrong in any mode.
@@ -96,6 +103,18 @@ void check_combinations(PolicyResult& result) {
     result.errors.push_back(shown("HARMONIZE_SLACK") +
                             " is outside [HARMONIZE_SLACK_MIN, HARMONIZE_SLACK_MAX]: expected a "
                             "slack within its bounds");
+  }
+  if (p.arrival.kind != ArrivalKind::none && p.mode != Mode::harmonize) {
+    result.errors.push_back(shown("HARMONIZE_ARRIVAL") +
+                            " needs HARMONIZE_MODE=harmonize: only a harmonized barrier leaves "
+                            "at a known instant to delay from (the mode is " +
+                            result.effective["HARMONIZE_MODE"] + ")");
+  }
+  if (p.alternate && p.mode != Mode::harmonize) {
+    result.errors.push_back(shown("HARMONIZE_ALTERNATE") +
+                            " needs HARMONIZE_MODE=harmonize: it alternates harmonized and native "
+                            "barriers (the mode is " +
+                            result.effective["HARMONIZE_MODE"] + ")");
   }
   // Each is at most kMaxSyncPingpongs, so the product cannot overflow.
   const long long pingpongs = static_cast<long long>(p.fitpoints) * p.pingpongs;
@@ -143,6 +162,24 @@ void apply(PolicyResult& result, const std::string& name, const std::string& raw
   result.origin[name] = origin;
 }
 
+// A file pattern's delays, read where the preset is (the same reader).
+void read_arrival_file(PolicyResult& result, const FileReader& read_file) {
+  ArrivalPattern& arrival = result.policy.arrival;
+  if (arrival.kind != ArrivalKind::file) return;
+  const std::string where = quoted("HARMONIZE_ARRIVAL", result.effective["HARMONIZE_ARRIVAL"]);
+  std::string why;
+  const std::optional<std::string> text = read_file(arrival.path, why);
+  if (!text) {
+    result.errors.push_back(where + ": the delay file cannot be read: " + why);
+    return;
+  }
+  if (auto delays = parse_delay_list(*text, why)) {
+    arrival.per_rank = std::move(*delays);
+  } else {
+    result.errors.push_back(where + ": the delay file is not valid: " + why);
+  }
+}
+
 }  // namespace
 
 PolicyResult build_policy(const Environment& environment, const FileReader& read_file) {
@@ -188,6 +225,7 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
   // MPI_Init still reads the start-up timeout to stop the job in step.
   fill_policy(result);
   if (result.ok()) check_combinations(result);
+  if (result.ok()) read_arrival_file(result, read_file);
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/arrival_pattern.hpp"
 #include "common/choices.hpp"
 #include "common/collective_kind.hpp"
 
@@ -77,6 +78,8 @@ struct Policy {
   TestClockScope test_clock_scope{};
   int test_node_size{};
   CollectiveSet collectives{};  // timed in modes observe and harmonize
+  ArrivalPattern arrival;       // mode harmonize; a file's delays read by build_policy
+  bool alternate{};             // mode harmonize: every second barrier native, timed
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "common/choices.hpp"
+#include "config/arrival.hpp"
 #include "config/collective_set.hpp"
 #include "config/policy.hpp"
 #include "config/values.hpp"
@@ -53,6 +54,10 @@ void store(Policy& policy, std::string_view value) {
   } else if constexpr (kind == Kind::collectives) {
     static_assert(std::is_same_v<T, CollectiveSet>);
     field = *parse_collective_set(value);
+  } else if constexpr (kind == Kind::arrival) {
+    static_assert(std::is_same_v<T, ArrivalPattern>);
+    std::string why;
+    field = *parse_arrival(value, why);
   } else {
     static_assert(kind == Kind::text || kind == Kind::report);
     static_assert(std::is_same_v<T, std::string>);
@@ -117,9 +122,24 @@ constexpr std::array kVariables{
     value<Kind::collectives, &Policy::collectives>(
         "HARMONIZE_COLLECTIVES", "all", 0, 0,
         "which blocking collectives are timed on the global clock, each call at entry and exit "
-        "(modes observe and harmonize; nothing in off; the barrier in observe only, as the "
-        "operation under test): arrival skew, t_global and the local time per operation, size "
+        "(modes observe and harmonize; nothing in off; the barrier as the operation under test: in "
+        "observe, and in harmonize with HARMONIZE_ALTERNATE): arrival skew, t_global and the local "
+        "time per operation, size "
         "and root, see docs/collectives.md"),
+    value<Kind::arrival, &Policy::arrival>(
+        "HARMONIZE_ARRIVAL", "none", 0, 0,
+        "mode harmonize: each process leaves the harmonized barrier at the deadline plus its "
+        "delay d_r, imposing an arrival pattern on what follows (rank:R:DELAY delays rank R of "
+        "each affected communicator, ranks:R1,R2:DELAY several, node:N:DELAY the processes of "
+        "node N, linear:MAX d_r = r/(P-1) MAX, random:MAX[:SEED] uniform in [0, MAX) drawn "
+        "anew each call, file:PATH one delay per rank); see docs/arrival.md"),
+    value<Kind::flag, &Policy::alternate>(
+        "HARMONIZE_ALTERNATE", "0", 0, 1,
+        "mode harmonize, 1: every second MPI_Barrier of a communicator is the native barrier, "
+        "timed as the collective under test (operation barrier) after the harmonized one "
+        "before it, which imposes the arrival pattern: the barrier's own tolerance to late "
+        "arrivals with osu_barrier or IMB Barrier (their averages then mix both kinds; read "
+        "the report), see docs/arrival.md"),
     value<Kind::duration_or_auto, &Policy::slack>(
         "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
         "initial slack between the last process entering and the deadline; auto: twice the 90th "
@@ -282,6 +302,8 @@ std::string accepted_values(const Variable& v) {
         text += (i > 0 ? ", " : "") + std::string(kCollectiveNames[i]);
       return text + " (any case, MPI_ prefix allowed)";
     }
+    case Kind::arrival:
+      return std::string(kArrivalSyntax);
   }
   return "";
 }

@@ -25,6 +25,7 @@ enum class Kind {
   text,              // free text (paths)
   report,            // "none" or a report file name template (not "" nor ending in '/')
   collectives,       // "all", "none" or a comma-separated list of collective names
+  arrival,           // an arrival pattern (config/arrival.hpp)
 };
 
 struct Variable {

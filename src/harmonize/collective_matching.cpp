@@ -53,8 +53,10 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
     hi[4] = exit;
     hi[5] = call.after_barrier ? 0.0 : 1.0;
     hi[6] = clock.error_bound_at(exit);
+    hi[7] = entry - call.delay;
     minima[i * kMinFields] = operation;
     minima[i * kMinFields + 1] = entry;
+    minima[i * kMinFields + 2] = entry - call.delay;
   }
   std::vector<double> max_out(maxima.size()), min_out(root ? minima.size() : 0);
   members.all_reduce(maxima, max_out, sync::ReduceOp::max);

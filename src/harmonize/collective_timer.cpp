@@ -8,6 +8,7 @@ namespace harmonize {
 void CollectiveTimer::add(TimedCall call) noexcept {
   lock();
   call.after_barrier = token_ == call.comm && call.comm != MPI_COMM_NULL;
+  call.delay = call.after_barrier ? token_delay_ : 0.0;
   token_ = MPI_COMM_NULL;  // any collective in between spoils the barrier's pattern
   if (size_ == kCapacity) {
     // Thousands of calls without a barrier: set them aside by communicator
@@ -25,9 +26,10 @@ void CollectiveTimer::add(TimedCall call) noexcept {
   unlock();
 }
 
-void CollectiveTimer::barrier_left(MPI_Comm comm, bool in_time) noexcept {
+void CollectiveTimer::barrier_left(MPI_Comm comm, bool in_time, double delay) noexcept {
   lock();
   token_ = in_time ? comm : MPI_COMM_NULL;
+  token_delay_ = delay;
   unlock();
 }
 

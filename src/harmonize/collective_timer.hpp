@@ -31,6 +31,8 @@ struct TimedCall {
   // The first collective after a harmonized barrier on the same
   // communicator that this process left in time.
   bool after_barrier = false;
+  // Then: the delay this process left that barrier with (HARMONIZE_ARRIVAL).
+  double delay = 0;
 };
 
 // The calls of one communicator waiting to be matched.
@@ -60,8 +62,9 @@ class CollectiveTimer {
   void add(TimedCall call) noexcept;
 
   // A barrier on `comm` ended; `in_time`: harmonized, and this process left
-  // at the deadline. The next collective learns it.
-  void barrier_left(MPI_Comm comm, bool in_time) noexcept;
+  // at the deadline (plus `delay`, HARMONIZE_ARRIVAL). The next collective
+  // learns it.
+  void barrier_left(MPI_Comm comm, bool in_time, double delay = 0) noexcept;
 
   // Off the hot path (allocates; throws std::bad_alloc).
   // How many calls `comm` has seen since its last take().
@@ -98,6 +101,7 @@ class CollectiveTimer {
   std::array<TimedCall, kCapacity> buffer_{};
   std::size_t size_ = 0;
   MPI_Comm token_ = MPI_COMM_NULL;  // the last barrier left in time, until a collective
+  double token_delay_ = 0;
   std::unordered_map<MPI_Comm, PendingCalls> pending_;
   std::uint64_t forgotten_ = 0;
   std::uint64_t spills_ = 0;

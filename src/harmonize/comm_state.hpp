@@ -6,6 +6,7 @@
 // point-to-point sync traffic runs on the library's private world.
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "harmonize/logic/record_store.hpp"
@@ -22,6 +23,9 @@ struct CommState {
   // Self and inter communicators are passed through and counted here.
   logic::CommRecord passed_through;
   int last_flag = -1;  // of MPIX_Harmonize on a self or inter communicator
+  // MPI_Barrier calls so far (the same on every member): HARMONIZE_ALTERNATE
+  // runs every second one natively.
+  std::uint64_t barriers = 0;
 
   // Intracommunicators of size > 1 only.
   std::unique_ptr<sync::CommCollectives> members;

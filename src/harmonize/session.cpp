@@ -4,8 +4,12 @@
 #include <cstdio>
 #include <ctime>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
+#include "config/arrival.hpp"
 #include "harmonize/collective_matching.hpp"
+#include "harmonize/logic/arrival_delays.hpp"
 #include "harmonize/session_impl.hpp"
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
@@ -42,6 +46,19 @@ bool some_node_shares_a_clock(const sync::Layout& layout, sync::Scheme scheme) {
   for (const sync::Placement& placement : layout.of_rank) nodes.push_back(placement.node);
   std::sort(nodes.begin(), nodes.end());
   return std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end();
+}
+
+// `rank`'s node among the layout's, numbered densely in the order of their
+// lowest ranks (the layout's node ids are those ranks, or virtual nodes in
+// rank order), and how many nodes there are.
+std::pair<int, int> node_index_and_count(const sync::Layout& layout, int rank) {
+  std::vector<int> nodes;
+  for (const sync::Placement& placement : layout.of_rank) nodes.push_back(placement.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  const int mine = layout.of_rank.at(static_cast<std::size_t>(rank)).node;
+  const auto at = std::lower_bound(nodes.begin(), nodes.end(), mine) - nodes.begin();
+  return {static_cast<int>(at), static_cast<int>(nodes.size())};
 }
 
 }  // namespace
@@ -88,6 +105,14 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   clocks_.sync_settings.yield_while_waiting = crowding_.oversubscribed;
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
                                 clocks_.sync_settings.scheme == sync::Scheme::h3hca);
+  std::tie(node_index_, node_count_) = node_index_and_count(layout_, world_rank_);
+  if (policy_.arrival.kind != ArrivalKind::none) {
+    // Every rank knows the pattern and the layout: all stop, or none.
+    const auto misfit = logic::arrival_misfit(policy_.arrival, world_size_, node_count_);
+    stop_on_error(misfit ? "HARMONIZE_ARRIVAL='" + config::arrival_text(policy_.arrival) +
+                               "' does not fit this job: " + *misfit
+                         : std::string());
+  }
   if (!policy_.needs_clock()) return;
   // Only to name a node in the shared-clock warning: one gather here rather
   // than a collective when the warning is due (inside a timed call).
@@ -209,8 +234,12 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
   state->clock = std::make_unique<protocol::SessionClock>(
       *world_clock_, comm == MPI_COMM_WORLD, policy_.resync_interval,
       [this, comm, key](clock::GlobalClock base) { return group_sync(comm, key, base); });
+  protocol::ProtocolSettings settings = protocol_settings(record.stats.name);
+  if (policy_.mode == config::Mode::harmonize && policy_.arrival.kind != ArrivalKind::none)
+    settings.arrival.emplace(policy_.arrival,
+                             logic::ArrivalPlace{facts.rank, facts.size, node_index_});
   state->protocol = std::make_unique<protocol::BarrierProtocol>(
-      *state->members, *state->clock, protocol_settings(record.stats.name), std::move(record));
+      *state->members, *state->clock, std::move(settings), std::move(record));
   return state;
 }
 
@@ -247,22 +276,42 @@ void SessionImpl::comm_freeing(MPI_Comm comm) {
 // The user's MPI status comes back as an MpiError from the collectives on the
 // user's communicator (MPI has already run the user's error handler).
 int SessionImpl::barrier(MPI_Comm comm) {
-  if (timer_) timer_->barrier_left(comm, false);  // until this one is harmonized in time
-  if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm))
+  if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm)) {
+    if (timer_) timer_->barrier_left(comm, false);
     return sync::native_barrier(comm);  // MPI reports a null communicator its own way
+  }
   // A fallback found inside an earlier call is told before this one starts.
   if (shared_clock_notice_.pending()) shared_clock_notice_.flush();
   try {
     CommState& state = state_for(comm);
-    // Before the barrier's entry: nothing the program times is disturbed.
-    match_timed_calls(state, false);
+    const bool under_test = policy_.alternate && state.barriers++ % 2 == 1;
+    // Until this one is harmonized in time; the barrier under test is the
+    // one the last harmonized barrier was for.
+    if (timer_ && !under_test) timer_->barrier_left(comm, false);
+    // Before the barrier's entry: nothing the program times is disturbed
+    // (except a barrier under test, which starts where the pattern was set).
+    if (!under_test) match_timed_calls(state, false);
     if (!state.protocol) {
       state.passed_through.stats.calls += 1;
       return sync::native_barrier(comm);
     }
+    if (policy_.mode == config::Mode::harmonize && under_test) {
+      // HARMONIZE_ALTERNATE: the native barrier after a harmonized one, as
+      // the operation under test (its arrival pattern is the harmonized
+      // one's exit pattern), timed like any collective.
+      const bool timed = timer_ && timer_->times(Collective::barrier);
+      const double entry = timed ? timer_->now() : 0.0;
+      const int status = sync::native_barrier(comm);
+      if (timed)
+        timer_->add({.entry = entry,
+                     .exit = timer_->now(),
+                     .comm = comm,
+                     .operation = Collective::barrier});
+      return status;
+    }
     if (policy_.mode == config::Mode::harmonize) {
       const int flag = state.protocol->harmonized();
-      if (timer_) timer_->barrier_left(comm, flag == 1);
+      if (timer_) timer_->barrier_left(comm, flag == 1, state.protocol->last_delay());
     } else if (timer_ && timer_->times(Collective::barrier)) {
       // The native barrier may be what the program measures (osu_barrier):
       // timed like any collective, around the observed call.
@@ -292,7 +341,7 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
     }
     match_timed_calls(state, false);
     const int mine = state.protocol->harmonized();
-    if (timer_) timer_->barrier_left(comm, mine == 1);
+    if (timer_) timer_->barrier_left(comm, mine == 1, state.protocol->last_delay());
     if (flag) *flag = mine;
     return MPI_SUCCESS;
   } catch (const sync::MpiError& error) {

@@ -52,6 +52,10 @@ class SessionImpl final : public Session {
   ClockSetup clocks_;
   sync::NodeCrowding crowding_;  // yield while waiting; the warning's cause
   sync::Layout layout_;          // node and socket of every world rank
+  // This process's node, numbered from 0 in the order of the nodes' lowest
+  // ranks, and how many there are (HARMONIZE_ARRIVAL's node:N).
+  int node_index_ = 0;
+  int node_count_ = 1;
   // Before the clocks whose syncs it hears of.
   SharedClockNotice shared_clock_notice_{world_rank_, layout_};
   bool shared_clock_checked_ = false;  // some node copies models, so syncs check it

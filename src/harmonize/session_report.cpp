@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "config/arrival.hpp"
 #include "harmonize/end_check.hpp"
+#include "harmonize/logic/arrival_delays.hpp"
 #include "harmonize/session_impl.hpp"
 #include "report/format.hpp"
 #include "report/harmonization_warning.hpp"
@@ -116,6 +118,11 @@ void SessionImpl::write_report() {
     job.clock.test_clock =
         report::TestClockInfo{clocks_.test_clock.max_offset, clocks_.test_clock.max_drift,
                               clocks_.test_clock.seed, clocks_.test_clock.node_size};
+  }
+  if (policy_.mode == config::Mode::harmonize) {
+    job.arrival =
+        report::ArrivalInfo{config::arrival_text(policy_.arrival),
+                            logic::arrival_delta(policy_.arrival, world_size_, node_count_)};
   }
   for (const logic::MergedCommunicator& communicator : merged)
     job.communicators.push_back(communicator.summary);

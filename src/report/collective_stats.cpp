@@ -7,13 +7,14 @@
 namespace harmonize::report {
 namespace {
 
-constexpr double kFlatFormat = 1.0;
+constexpr double kFlatFormat = 2.0;
 constexpr std::size_t kKeyFields = 6;  // operation, bytes, root, calls, valid calls, bound
 
 template <typename Stats>
 auto distributions(Stats& s) {
-  return std::array{&s.arrival_skew,       &s.t_global,       &s.t_all_present, &s.local,
-                    &s.valid_arrival_skew, &s.valid_t_global, &s.valid_local};
+  return std::array{&s.arrival_skew,   &s.t_global,           &s.t_all_present,
+                    &s.local,          &s.valid_arrival_skew, &s.valid_arrival_error,
+                    &s.valid_t_global, &s.valid_local};
 }
 
 }  // namespace
@@ -43,6 +44,7 @@ void CollectiveTable::add_matched(const MatchedCall& call) {
   if (!call.valid) return;
   stats->valid_calls += 1;
   stats->valid_arrival_skew.add(call.arrival_skew);
+  stats->valid_arrival_error.add(call.arrival_error);
   stats->valid_t_global.add(call.t_global);
 }
 
@@ -137,6 +139,7 @@ std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<c
     call.t_all_present = max_exit - max_entry;
     call.valid = hi[5] == 0;
     call.clock_error_bound = hi[6];
+    call.arrival_error = hi[7] - lo[2];
     calls.push_back(call);
   }
   return calls;

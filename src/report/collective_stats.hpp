@@ -26,6 +26,10 @@ struct MatchedCall {
   double t_global = 0;           // max(exit) - min(entry) (paper 002, eq. 4)
   double t_all_present = 0;      // max(exit) - max(entry)
   double clock_error_bound = 0;  // the largest of the members' at their exits
+  // max(entry - d) - min(entry - d), d each member's delay after the
+  // barrier (HARMONIZE_ARRIVAL): how far the arrivals were from the pattern
+  // the barrier imposed (the arrival skew when it imposed none).
+  double arrival_error = 0;
   // Preceded by a harmonized barrier every member left in time, with no
   // other collective in between (paper 000, Listing 1).
   bool valid = false;
@@ -41,6 +45,7 @@ struct CollectiveStats {
   Distribution t_global;
   Distribution t_all_present;
   Distribution valid_arrival_skew;
+  Distribution valid_arrival_error;
   Distribution valid_t_global;
   // Each member's own time in the call (what OSU averages), every member.
   Distribution local;
@@ -80,12 +85,13 @@ class CollectiveTable {
 
 // The cross-member figures of `n` calls from the members' stamps reduced
 // element-wise: `maxima` holds per call [operation, bytes, root, entry,
-// exit, invalid, clock error bound] (the largest of the members'), `minima`
-// per call [operation, entry] (the smallest). A call whose operation differs
+// exit, invalid, clock error bound, entry - delay] (the largest of the
+// members'), `minima` per call [operation, entry, entry - delay] (the
+// smallest). A call whose operation differs
 // between members (a program whose members called different collectives)
 // ends the batch: the calls before it are returned, `mismatched` says so.
-inline constexpr std::size_t kMaxFields = 7;
-inline constexpr std::size_t kMinFields = 2;
+inline constexpr std::size_t kMaxFields = 8;
+inline constexpr std::size_t kMinFields = 3;
 std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<const double> minima,
                                      std::size_t n, bool& mismatched);
 

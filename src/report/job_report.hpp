@@ -61,12 +61,20 @@ struct ClockInfo {
   std::optional<ClockCheckInfo> end_check;  // JSON null when not run (mode off, one process)
 };
 
+// HARMONIZE_ARRIVAL (mode harmonize): the pattern imposed after every
+// harmonized barrier, and its delta on MPI_COMM_WORLD (seconds).
+struct ArrivalInfo {
+  std::string pattern;
+  double delta = 0;
+};
+
 struct JobReport {
   int version = 1;
   std::string mode;  // off, observe, harmonize
   JobInfo job;
   std::map<std::string, std::string> config;  // effective HARMONIZE_* values
   ClockInfo clock;
+  std::optional<ArrivalInfo> arrival;  // JSON null outside mode harmonize
   std::vector<CommSummary> communicators;
   // Where the JSON file ended up (after write_report_file) for the summary
   // line; not part of the JSON itself. Empty when no file was written.

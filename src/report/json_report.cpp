@@ -52,6 +52,7 @@ json to_json(const CollectiveStats& s) {
       {"local", with_histogram(s.local)},
       {"valid",
        {{"arrival_skew", with_histogram(s.valid_arrival_skew)},
+        {"arrival_error", with_histogram(s.valid_arrival_error)},
         {"t_global", with_histogram(s.valid_t_global)},
         {"local", with_histogram(s.valid_local)}}},
   };
@@ -171,13 +172,16 @@ json to_json(const Totals& t) {
 json to_json(const JobReport& r) {
   json communicators = json::array();
   for (const CommSummary& c : r.communicators) communicators.push_back(to_json(c));
-  return json{{"version", r.version},
-              {"mode", r.mode},
-              {"job", to_json(r.job)},
-              {"config", r.config},
-              {"clock", to_json(r.clock)},
-              {"communicators", communicators},
-              {"totals", to_json(compute_totals(r.communicators))}};
+  return json{
+      {"version", r.version},
+      {"mode", r.mode},
+      {"job", to_json(r.job)},
+      {"config", r.config},
+      {"clock", to_json(r.clock)},
+      {"arrival", r.arrival ? json{{"pattern", r.arrival->pattern}, {"delta", r.arrival->delta}}
+                            : json(nullptr)},
+      {"communicators", communicators},
+      {"totals", to_json(compute_totals(r.communicators))}};
 }
 
 std::string render_report(const JobReport& report) {

@@ -63,13 +63,16 @@ std::string collectives_text(const CommSummary& c) {
   return text;
 }
 
-std::string communicator_text(const CommSummary& c, bool harmonized,
+// `patterned`: the exits followed an arrival pattern, against which their
+// skew is measured.
+std::string communicator_text(const CommSummary& c, bool harmonized, bool patterned,
                               const std::optional<ClockCheckInfo>& check) {
   std::string text = c.name + ": " + plural(c.calls, "barrier", "barriers");
   if (harmonized)
     text += ", " + missed_text(c.missed_calls_any, c.failure_rate, c.late_calls_any, c.late_rate);
   if (!c.exit_skew.empty()) {
-    text += ", exit skew p50 " + format_duration(c.exit_skew.percentile(50.0)) + " p99 " +
+    text += std::string(", exit skew ") + (patterned ? "vs pattern " : "") + "p50 " +
+            format_duration(c.exit_skew.percentile(50.0)) + " p99 " +
             format_duration(c.exit_skew.percentile(99.0)) + clock_error_text(c, check);
   }
   if (harmonized) text += ", " + plural(c.resyncs, "resync", "resyncs");
@@ -104,9 +107,11 @@ std::string summary_line(const JobReport& report) {
       plural(static_cast<std::uint64_t>(std::max(report.job.nodes, 0)), "node", "nodes");
   if (!report.clock.scheme.empty()) line += " sync=" + report.clock.scheme;
   if (report.clock.test_clock) line += " test-clock";
+  const bool patterned = report.arrival && report.arrival->pattern != "none";
+  if (patterned) line += " arrival=" + report.arrival->pattern;
 
   if (const CommSummary* shown = busiest(report.communicators)) {
-    line += " | " + communicator_text(*shown, harmonized, report.clock.end_check);
+    line += " | " + communicator_text(*shown, harmonized, patterned, report.clock.end_check);
     if (report.communicators.size() > 1) {
       std::vector<CommSummary> others;
       for (const CommSummary& c : report.communicators) {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "clock/splitmix.hpp"
+#include "common/splitmix.hpp"
 
 namespace harmonize::sync::simulator {
 namespace {
@@ -11,7 +11,7 @@ constexpr double kStep = 0.01;
 }
 
 std::uint64_t mix64(std::uint64_t x) {
-  return clock::splitmix64(x);
+  return splitmix64(x);
 }
 
 double unit_from_bits(std::uint64_t bits) {

@@ -33,6 +33,15 @@ CASES = [
     ({"HARMONIZE_COMMS": "sub"}, "HARMONIZE_COMMS='sub' is not valid: expected one of all, world"),
     ({"HARMONIZE_TEST_CLOCK_DRIFT": "50"},
      "HARMONIZE_TEST_CLOCK_DRIFT='50' is not valid: expected a drift with unit ppm"),
+    ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": "rank:x:1us"},
+     "HARMONIZE_ARRIVAL='rank:x:1us' is not valid: rank 'x' is not a whole number from 0; "
+     "expected none, rank:R:DELAY"),
+    ({"HARMONIZE_MODE": "observe", "HARMONIZE_ARRIVAL": "rank:0:1us"},
+     "HARMONIZE_ARRIVAL='rank:0:1us' needs HARMONIZE_MODE=harmonize"),
+    # Known only once the job is: checked in MPI_Init, stopped all the same.
+    ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": "rank:5:1us"},
+     "HARMONIZE_ARRIVAL='rank:5:1us' does not fit this job: there is no rank 5: the job has 2 "
+     "processes, ranks 0 to 1"),
     ({"HARMONIZE_REPORT": "x.json", "HARMONIZE_MODE": "observe", "HARMONIZE_SYNC": "ntp"},
      "HARMONIZE_SYNC='ntp' is not valid: expected one of h2hca, hca3, h3hca"),
 ]

@@ -2,27 +2,12 @@
 
 #include "config/policy.hpp"
 #include "config/variables.hpp"
+#include "policy_readers.hpp"
 
 using namespace harmonize::config;
 
-namespace {
-
-FileReader no_files() {
-  return [](const std::string&, std::string& why) -> std::optional<std::string> {
-    why = "No such file or directory";
-    return std::nullopt;
-  };
-}
-
-FileReader one_file(std::string path, std::string text) {
-  return [path, text](const std::string& asked, std::string& why) -> std::optional<std::string> {
-    if (asked == path) return text;
-    why = "No such file or directory";
-    return std::nullopt;
-  };
-}
-
-}  // namespace
+using harmonize::config::testing::no_files;
+using harmonize::config::testing::one_file;
 
 TEST_CASE("defaults make a valid off policy", "[config]") {
   const PolicyResult result = build_policy({}, no_files());

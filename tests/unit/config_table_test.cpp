@@ -10,22 +10,29 @@
 #include "config/values.hpp"
 #include "config/variables.hpp"
 #include "harmonize/clock_setup.hpp"
+#include "policy_readers.hpp"
 #include "sync/settings.hpp"
 
 using namespace harmonize::config;
 namespace choices = harmonize::choices;
 
+using harmonize::config::testing::no_files;
+
 namespace {
 
-FileReader no_files() {
-  return [](const std::string&, std::string& why) -> std::optional<std::string> {
-    why = "No such file or directory";
-    return std::nullopt;
-  };
+// What a value needs beside it to be valid: an arrival pattern, the mode
+// that applies it.
+Environment with_requirements(Environment environment) {
+  const auto arrival = environment.find("HARMONIZE_ARRIVAL");
+  const auto alternate = environment.find("HARMONIZE_ALTERNATE");
+  if ((arrival != environment.end() && arrival->second != "none") ||
+      (alternate != environment.end() && alternate->second == "1"))
+    environment["HARMONIZE_MODE"] = "harmonize";
+  return environment;
 }
 
 Policy built(const Environment& environment) {
-  const PolicyResult result = build_policy(environment, no_files());
+  const PolicyResult result = build_policy(with_requirements(environment), no_files());
   INFO(result.errors.size() << " errors, first: " << (result.ok() ? "" : result.errors[0]));
   REQUIRE(result.ok());
   return result.policy;
@@ -61,6 +68,8 @@ std::string other_value(const Variable& v) {
       return "other";
     case Kind::collectives:
       return v.default_value == "none" ? "all" : "none";
+    case Kind::arrival:
+      return v.default_value == "none" ? "rank:0:10us" : "none";
   }
   FAIL("no other value for " << v.name);
   return "";
@@ -98,8 +107,14 @@ TEST_CASE("each entry writes a field of its own", "[config]") {
   }
   // Two entries writing one field: setting both equals setting one of them
   // (the later write wins); two fields: differs from either.
+  const auto needs = [](const Variable* a, const Variable* b) {
+    return (a->name == "HARMONIZE_ARRIVAL" || a->name == "HARMONIZE_ALTERNATE") &&
+           b->name == "HARMONIZE_MODE";
+  };
   for (std::size_t i = 0; i < bound.size(); ++i) {
     for (std::size_t j = i + 1; j < bound.size(); ++j) {
+      // The pattern alone already sets the mode it needs.
+      if (needs(bound[i], bound[j]) || needs(bound[j], bound[i])) continue;
       INFO(bound[i]->name << " and " << bound[j]->name);
       const Policy both = built({{std::string(bound[i]->name), other_value(*bound[i])},
                                  {std::string(bound[j]->name), other_value(*bound[j])}});

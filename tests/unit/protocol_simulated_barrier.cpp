@@ -102,6 +102,7 @@ struct Call {
   double exit_truth = 0;
   double exit_global = 0;
   int flag = -1;
+  double delay = 0;        // HARMONIZE_ARRIVAL's for this process and call
   clk::ModelStack models;  // of the global clock at the exit
 };
 
@@ -121,6 +122,7 @@ struct Scenario {
     double duration;
   };
   std::vector<Preemption> preemptions;
+  std::optional<harmonize::ArrivalPattern> arrival;
   std::uint64_t seed = 3;
 };
 
@@ -145,6 +147,9 @@ Run run(const Scenario& scenario, sim::SimWorld& world) {
     settings.slack_min = scenario.slack_min;
     settings.truth = &truth;
     settings.record_truth = true;
+    if (scenario.arrival)
+      settings.arrival.emplace(*scenario.arrival,
+                               logic::ArrivalPlace{transport.rank(), transport.size(), 0});
     logic::CommRecord record;
     record.key = {0, 1};
     record.rank = transport.rank();
@@ -160,6 +165,7 @@ Run run(const Scenario& scenario, sim::SimWorld& world) {
         if (p.process == transport.rank() && p.call == i) local.preempt(p.read, p.duration);
       }
       call.flag = protocol.harmonized();
+      call.delay = protocol.last_delay();
       call.exit_truth = self.true_now();
       call.exit_global = clock.clock().now();
       call.models = clock.clock().models();
@@ -398,4 +404,50 @@ TEST_CASE("resyncs come on expiry (the ramp), not after a miss the clock cannot 
     CHECK(!resynced_during(result, 357));
     CHECK(result.resynced_at.size() == 4);
   }
+}
+
+TEST_CASE("an arrival pattern is what the processes leave with, within the clock error",
+          "[protocol][sim][arrival]") {
+  Scenario scenario;
+  scenario.processes = GENERATE(2, 5);
+  scenario.calls = 300;
+  harmonize::ArrivalPattern pattern;
+  pattern.kind = GENERATE(harmonize::ArrivalKind::linear, harmonize::ArrivalKind::random);
+  pattern.delay = 50e-6;
+  pattern.seed = 11;
+  scenario.arrival = pattern;
+  sim::SimWorld world(spec(scenario));
+  const Run result = run(scenario, world);
+  INFO("processes " << scenario.processes << ", pattern " << static_cast<int>(pattern.kind));
+  const double read_step = spec(scenario).latency.clock_read;
+  const auto n = static_cast<std::size_t>(scenario.processes);
+  std::size_t followed = 0;
+  for (std::size_t call = 0; call < result.calls[0].size(); ++call) {
+    REQUIRE(stayed_a_barrier(result, call));
+    bool all_in_time = true;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, largest = 0;
+    for (std::size_t p = 0; p < n; ++p) {
+      const Call& c = result.calls[p][call];
+      // Every process computed its own delay, as the pattern says.
+      REQUIRE(c.delay == logic::arrival_delay(pattern, {static_cast<int>(p), scenario.processes, 0},
+                                              static_cast<std::uint64_t>(call)));
+      all_in_time = all_in_time && c.flag == 1;
+      lo = std::min(lo, c.exit_truth - c.delay);
+      hi = std::max(hi, c.exit_truth - c.delay);
+      largest = std::max(largest, c.delay);
+    }
+    if (!all_in_time) continue;
+    ++followed;
+    // The exits less their delays are one instant: the clocks' disagreement
+    // there plus a read, and the clocks' drift over the delay (a delay is
+    // measured on the global clock, the truth on the true one).
+    const double exit = result.calls[0][call].exit_truth;
+    REQUIRE(hi - lo <=
+            clock_disagreement(world, result, call, exit) + 2 * read_step + 1e-3 * largest + 1e-12);
+  }
+  CHECK(followed > result.calls[0].size() * 9 / 10);
+  // The library measures its exits against the pattern too.
+  const auto comm = merged(result);
+  CHECK(comm.space_violations == 0u);
+  CHECK(comm.summary.exit_skew.percentile(50.0) < 100e-9);
 }

@@ -14,11 +14,14 @@ using harmonize::report::MatchedCall;
 TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the members' stamps",
           "[report][collectives]") {
   // Two calls of two members. Call 0: entries at 10.0 and 10.000200, exits
-  // at 10.000250 and 10.000260: the second member arrived 200 us late.
-  // maxima: [operation, bytes, root, entry, exit, invalid, bound]
-  const std::vector<double> maxima = {0, 8,    -1, 10.000200, 10.000260, 0, 1e-6,
-                                      2, 1024, 1,  11.000010, 11.000030, 1, 2e-6};
-  const std::vector<double> minima = {0, 10.0, 2, 11.0};
+  // at 10.000250 and 10.000260: the second member arrived 200 us late, of
+  // which the barrier imposed 190 us (HARMONIZE_ARRIVAL): entries less
+  // delays at 10.0 and 10.000010. Call 1: no delay.
+  // maxima: [operation, bytes, root, entry, exit, invalid, bound, entry - delay]
+  const std::vector<double> maxima = {0, 8,    -1, 10.000200, 10.000260, 0, 1e-6, 10.000010,
+                                      2, 1024, 1,  11.000010, 11.000030, 1, 2e-6, 11.000010};
+  // minima: [operation, entry, entry - delay]
+  const std::vector<double> minima = {0, 10.0, 10.0, 2, 11.0, 11.0};
   bool mismatched = true;
   const std::vector<MatchedCall> calls = match_calls(maxima, minima, 2, mismatched);
   CHECK_FALSE(mismatched);
@@ -29,20 +32,22 @@ TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the memb
   CHECK(calls[0].t_all_present == Approx(60e-6).epsilon(1e-9));
   CHECK(calls[0].valid);
   CHECK(calls[0].clock_error_bound == 1e-6);
+  CHECK(calls[0].arrival_error == Approx(10e-6).epsilon(1e-9));
   CHECK(calls[1].key == CollectiveKey{2, 1024, 1});
   CHECK(calls[1].arrival_skew == Approx(10e-6).epsilon(1e-9));
+  CHECK(calls[1].arrival_error == calls[1].arrival_skew);
   CHECK_FALSE(calls[1].valid);
 }
 
 TEST_CASE("members that called different collectives end the matching there",
           "[report][collectives]") {
   // Call 1: one member was in an allreduce (0), another in a bcast (2).
-  const std::vector<double> maxima = {0, 8, -1, 1, 2, 0, 0, 2, 8, -1, 3, 4, 0, 0};
-  const std::vector<double> minima = {0, 1, 0, 3};
+  const std::vector<double> maxima = {0, 8, -1, 1, 2, 0, 0, 1, 2, 8, -1, 3, 4, 0, 0, 3};
+  const std::vector<double> minima = {0, 1, 1, 0, 3, 3};
   bool mismatched = false;
   CHECK(match_calls(maxima, minima, 2, mismatched).size() == 1);
   CHECK(mismatched);
-  static_assert(kMaxFields == 7 && kMinFields == 2);
+  static_assert(kMaxFields == 8 && kMinFields == 3);
 }
 
 TEST_CASE("a collective table keeps its keys sorted, valid calls apart, and bounded",
@@ -70,6 +75,7 @@ TEST_CASE("a collective table keeps its keys sorted, valid calls apart, and boun
   CHECK(big.clock_error_bound == 5e-7);  // the largest
   CHECK(big.t_global.count() == 2);
   CHECK(big.valid_t_global.count() == 1);
+  CHECK(big.valid_arrival_error.count() == 1);  // valid calls only
   CHECK(big.local.count() == 2);
   CHECK(big.valid_local.count() == 1);
   CHECK(big.valid_local.max() == 4e-6);

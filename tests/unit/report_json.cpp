@@ -104,6 +104,15 @@ TEST_CASE("the job report has the documented top-level shape", "[report][json]")
   CHECK_FALSE(j.contains("report_file"));
 }
 
+TEST_CASE("the arrival pattern and its delta appear in mode harmonize", "[report][json]") {
+  auto r = sample_report();
+  CHECK(to_json(r)["arrival"].is_null());
+  r.arrival = ArrivalInfo{"linear:30us", 30e-6};
+  const auto j = to_json(r);
+  CHECK(j["arrival"]["pattern"] == "linear:30us");
+  CHECK(j["arrival"]["delta"] == 30e-6);
+}
+
 TEST_CASE("test clock parameters appear when active", "[report][json]") {
   auto r = sample_report();
   r.clock.test_clock = TestClockInfo{1e-3, 1e-6, 7, 2};

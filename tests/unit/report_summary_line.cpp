@@ -125,3 +125,15 @@ TEST_CASE("the line is about a real communicator, not the sum of the size-1 ones
   r.communicators.push_back(alone);
   CHECK_THAT(summary_line(r), Catch::Contains("| MPI_COMM_WORLD: 1000 barriers"));
 }
+
+TEST_CASE("an arrival pattern is named, and the skew said to be against it",
+          "[report][summary][arrival]") {
+  JobReport r = harmonize_report();
+  r.arrival = ArrivalInfo{"rank:0:10us", 10e-6};
+  CHECK(summary_line(r) ==
+        "harmonize: mode=harmonize 2 ranks 1 node sync=h2hca arrival=rank:0:10us | "
+        "MPI_COMM_WORLD: 1000 barriers, 3 missed (0.3%), 0 late, exit skew vs pattern p50 42 ns "
+        "p99 130 ns, 2 resyncs | report harmonize-1234.json");
+  r.arrival = ArrivalInfo{"none", 0};  // harmonized, no pattern: as before
+  CHECK(summary_line(r) == summary_line(harmonize_report()));
+}

@@ -11,8 +11,8 @@ std::vector<double> CallLog::pack_for_max() const {
   const std::size_t n = calls_.size();
   std::vector<double> out(kMaxFields * n);
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = calls_[i].exit_global;
-    out[n + i] = calls_[i].exit_truth;
+    out[i] = calls_[i].exit_global - calls_[i].delay;
+    out[n + i] = calls_[i].exit_truth - calls_[i].delay;
     out[2 * n + i] = calls_[i].enter_truth;
     out[3 * n + i] = calls_[i].missed ? 1.0 : 0.0;
     out[4 * n + i] = calls_[i].late ? 1.0 : 0.0;
@@ -26,8 +26,8 @@ std::vector<double> CallLog::pack_for_min() const {
   const std::size_t n = calls_.size();
   std::vector<double> out(2 * n);
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = calls_[i].exit_global;
-    out[n + i] = calls_[i].exit_truth;
+    out[i] = calls_[i].exit_global - calls_[i].delay;
+    out[n + i] = calls_[i].exit_truth - calls_[i].delay;
   }
   return out;
 }

@@ -24,13 +24,17 @@ struct CallTimes {
   // with test clocks its true error there (|global - reference|).
   double bound = 0;
   double truth_error = 0;
+  // HARMONIZE_ARRIVAL: how long after the deadline this process was to
+  // leave. Exit skews are measured against the pattern: of the exits less
+  // their delays.
+  double delay = 0;
 };
 
 // Element-wise reductions of a batch over all processes, in the layout
 // pack_for_max()/pack_for_min() produce.
 struct CallBatchOutcome {
-  std::vector<double> exit_skew;          // max - min exit_global, per call
-  std::vector<double> truth_exit_skew;    // max - min exit_truth, per call
+  std::vector<double> exit_skew;          // max - min (exit_global - delay), per call
+  std::vector<double> truth_exit_skew;    // max - min (exit_truth - delay), per call
   std::vector<double> clock_bound;        // max bound over the processes, per call
   std::vector<double> truth_clock_error;  // max true clock error over the processes, per call
   std::uint64_t missed_any = 0;           // calls in which any process missed
@@ -49,7 +53,7 @@ class CallLog {
 
   // Layout for an element-wise MAX reduction: [exit_global..., exit_truth...,
   // enter_truth..., missed..., late..., bound..., truth_error...] and for
-  // MIN: [exit_global..., exit_truth...].
+  // MIN: [exit_global..., exit_truth...], the exits less their delays.
   std::vector<double> pack_for_max() const;
   std::vector<double> pack_for_min() const;
 

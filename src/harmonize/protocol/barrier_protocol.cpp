@@ -193,6 +193,9 @@ void BarrierProtocol::observed() {
 }
 
 int BarrierProtocol::harmonized() {
+  // Counted before any way out, so that every member draws the same call.
+  const std::uint64_t arrival_call = arrival_calls_++;
+  last_delay_ = 0;
   // The flush may resync (observe), and that may give up: check after it.
   if (log_.full()) flush_log();
   if (given_up()) return native();
@@ -230,6 +233,11 @@ int BarrierProtocol::harmonized() {
     agreed = agree(now, false);
   }
   const double deadline = agreed.deadline;
+  // HARMONIZE_ARRIVAL: this member's own exit instant. The deadline is what
+  // the slack and the misses are about; the delay only moves the exit.
+  call.delay = settings_.arrival ? settings_.arrival->at(arrival_call) : 0.0;
+  last_delay_ = call.delay;
+  const double target = deadline + call.delay;
 
   double t = agreed.arrival;
   if (deadline < t) {
@@ -239,15 +247,18 @@ int BarrierProtocol::harmonized() {
     call.missed = true;
     stats.missed_calls += 1;
     stats.lateness.add(t - deadline);
+    // A delayed member may still leave on the pattern (its flag says 0 all
+    // the same: the others left late).
+    if (t < target) t = wait_until(*clock, target, t, settings_.yield_while_spinning);
   } else {
     misses_in_a_row_ = 0;
     stats.wait.add(deadline - t);
-    t = wait_until(*clock, deadline, t, settings_.yield_while_spinning);
+    t = wait_until(*clock, target, t, settings_.yield_while_spinning);
     // A process descheduled while spinning wakes after the deadline: it saw
     // the deadline in time, yet it leaves late, and only it can know. Fed to
     // the slack as the rate at which spins are preempted (a longer slack is a
     // longer spin), not to the resync decision (the clock is not at fault).
-    call.late = t - deadline > late_threshold_;
+    call.late = t - target > late_threshold_;
     // Sharing a core, a yielding process is late by the scheduler's round
     // whatever the spin's length: charging that to the slack would only turn
     // lates into misses.
@@ -259,10 +270,10 @@ int BarrierProtocol::harmonized() {
   if (truth) call.exit_truth = settings_.truth->now();
   if (call.late) {
     stats.late_calls += 1;
-    stats.late_by.add(t - deadline);
+    stats.late_by.add(t - target);
   }
   call.bound = clock->error_bound_at(t);
-  if (truth) check_true_exit(deadline, call);
+  if (truth) check_true_exit(target, call);
   log_.add(call);
   stats.calls += 1;
   stats.harmonized_calls += 1;
@@ -270,7 +281,7 @@ int BarrierProtocol::harmonized() {
   return last_flag_;
 }
 
-void BarrierProtocol::check_true_exit(double deadline, logic::CallTimes& call) {
+void BarrierProtocol::check_true_exit(double target, logic::CallTimes& call) {
   if (!settings_.reference_skew) return;
   const clock::Skew& reference = *settings_.reference_skew;
   // Both clocks at the instant of the truth read: the global clock's reading
@@ -280,17 +291,17 @@ void BarrierProtocol::check_true_exit(double deadline, logic::CallTimes& call) {
   call.truth_error = std::abs(error);
   record_.stats.truth_bound_checks += 1;
   if (call.truth_error > call.bound) record_.stats.truth_bound_violations += 1;
-  if (std::isnan(deadline)) return;  // observed: no deadline to be late for
+  if (std::isnan(target)) return;  // observed: no deadline to be late for
 
-  // The instant of the truth at which the reference clock reads `deadline`.
-  const double true_deadline = (deadline - reference.offset) / (1.0 + reference.drift);
+  // The instant of the truth at which the reference clock reads `target`.
+  const double true_target = (target - reference.offset) / (1.0 + reference.drift);
   // The instant of the read that ended the spin (the truth was read a little
   // later; a process preempted in between has left late too, but after its
   // last look at the clock, where no flag can see it). The global clock read
   // `error` more than the reference at the truth read.
   const double global_at_truth = clock::skewed_time(reference, call.exit_truth) + error;
   const double exit_instant = call.exit_truth - (global_at_truth - call.exit_global);
-  if (exit_instant - true_deadline <= late_threshold_ + call.bound) return;
+  if (exit_instant - true_target <= late_threshold_ + call.bound) return;
   record_.stats.truth_late_calls += 1;
   if (!call.missed && !call.late) record_.stats.truth_late_unflagged += 1;
 }

@@ -11,6 +11,7 @@
 
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
+#include "harmonize/logic/arrival_delays.hpp"
 #include "harmonize/logic/call_log.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/logic/slack_controller.hpp"
@@ -40,6 +41,9 @@ struct ProtocolSettings {
   // truth is exact (no gap between two reads).
   std::optional<clock::Skew> reference_skew;
   clock::Skew own_skew{0.0, 0.0};
+  // HARMONIZE_ARRIVAL: this member leaves each harmonized call that long
+  // after the deadline (nullopt: at the deadline).
+  std::optional<logic::ArrivalDelays> arrival;
   // Told once when the protocol gives up on the communicator.
   std::function<void(const std::string& reason)> on_give_up;
 };
@@ -62,6 +66,8 @@ class BarrierProtocol {
   int native();
 
   int last_flag() const { return last_flag_; }
+  // The delay this member left the last harmonized call with (HARMONIZE_ARRIVAL).
+  double last_delay() const { return last_delay_; }
   // The record to keep when the communicator goes (slack and pending calls
   // included).
   logic::CommRecord final_record() const;
@@ -81,9 +87,9 @@ class BarrierProtocol {
   void apply_pending_update();
   // Ground truth (test clocks), with the bound already in `call`: this
   // process's true clock error at the exit against its bound; and, when there
-  // was a deadline (not NaN), whether it truly left late and its flag did not
-  // say so.
-  void check_true_exit(double deadline, logic::CallTimes& call);
+  // was a target (its deadline plus its delay; NaN: none), whether it truly
+  // left late and its flag did not say so.
+  void check_true_exit(double target, logic::CallTimes& call);
   // Members learn together whether the sync failed anywhere; if it did, the
   // communicator is given up on. Also absorbs the jitter a sync leaves.
   void resync_agreed();
@@ -110,6 +116,10 @@ class BarrierProtocol {
   double late_threshold_ = 0;  // set with the slack, at the first call
   int misses_in_a_row_ = 0;
   int last_flag_ = -1;
+  // Harmonized calls so far, the same on every member: what a random
+  // arrival pattern draws anew from at each call.
+  std::uint64_t arrival_calls_ = 0;
+  double last_delay_ = 0;
   std::string not_harmonized_;
 };
 

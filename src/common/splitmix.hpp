@@ -4,7 +4,7 @@
 // which is the point: every process must derive the same skews.
 #include <cstdint>
 
-namespace harmonize::clock {
+namespace harmonize {
 
 constexpr std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -13,4 +13,4 @@ constexpr std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-}  // namespace harmonize::clock
+}  // namespace harmonize

@@ -1,0 +1,128 @@
+"""Arrival patterns on demand (issue 13): HARMONIZE_ARRIVAL makes each
+process leave the harmonized barrier at the deadline plus its delay d_r, so
+that the collective after it sees the pattern.
+
+Ground truth: every rank runs on its own test clock (offsets up to 1 ms,
+drifts up to 50 ppm) and the program (arrival_truth.c) stamps the untouched
+clock right before each allreduce, delaying nobody itself. Per call, the
+true arrivals less the pattern's delays must be one instant: their spread
+(the pattern's error) is at most the clock-error bound plus 100 ns at the
+median over calls, on shared memory. The library's own figures (the
+allreduce's arrival skew and arrival error, the barrier's exit skew against
+the pattern) must agree.
+"""
+import json
+
+import pytest
+
+from conftest import MPI_FLAVOR, PROGRAMS, run_mpi, world_of
+
+TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
+               "HARMONIZE_TEST_CLOCK_SEED": "5"}
+CALLS = 600
+SHARED_MEMORY = "self,vader" if MPI_FLAVOR == "openmpi" else None
+STAMP_GAP = 2e-6  # program's stamp -> library's, on a loaded machine
+MASK = (1 << 64) - 1
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def draw(seed, call, rank):
+    """random:MAX:SEED's draw, as docs/arrival.md states it."""
+    return (splitmix64(splitmix64(splitmix64(seed) ^ call) ^ rank) >> 11) * 2.0 ** -53
+
+
+def median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def true_arrivals(stdout):
+    """Per call, every rank's true entry into the allreduce."""
+    return [[float(word) for word in line.split()[2:]]
+            for line in stdout.splitlines() if line.startswith("arrivals ")]
+
+
+def pattern_errors(arrivals, delays_of_call):
+    """Per call, the spread of the true arrivals less the pattern's delays."""
+    errors = []
+    for call, entries in enumerate(arrivals):
+        shifted = [entry - delay for entry, delay in zip(entries, delays_of_call(call))]
+        errors.append(max(shifted) - min(shifted))
+    return errors
+
+
+# (value, extra variables, delays per call for 2 ranks, canonical pattern, delta)
+PATTERNS = [
+    ("rank:1:50us", {}, lambda call: [0.0, 50e-6], "rank:1:50us", 50e-6),
+    ("random:40us:5", {}, lambda call: [40e-6 * draw(5, call, r) for r in (0, 1)],
+     "random:40us:5", 40e-6),
+    # Virtual nodes of one rank each: rank 1 is node 1.
+    ("node:1:20us", {"HARMONIZE_TEST_NODE_SIZE": "1"}, lambda call: [0.0, 20e-6],
+     "node:1:20us", 20e-6),
+    ("file:{tmp}/delays.txt", {}, lambda call: [30e-6, 0.0], "file:{tmp}/delays.txt", 30e-6),
+]
+
+
+@pytest.mark.parametrize("value,extra,delays,canonical,delta", PATTERNS,
+                         ids=[p[0].split(":")[0] for p in PATTERNS])
+def test_the_collective_arrives_in_the_injected_pattern(tmp_path, value, extra, delays, canonical,
+                                                        delta):
+    (tmp_path / "delays.txt").write_text("# rank 0 late\n30us\n0us\n")
+    report_path = tmp_path / "report.json"
+    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,
+           "HARMONIZE_ARRIVAL": value.format(tmp=tmp_path), **TEST_CLOCKS, **extra}
+    result = run_mpi(2, [PROGRAMS / "arrival_truth", str(CALLS)], env=env, btl=SHARED_MEMORY,
+                     timeout=300, check=True)
+    report = json.loads(report_path.read_text())
+    world = world_of(report)
+    assert report["arrival"] == {"pattern": canonical.format(tmp=tmp_path), "delta": delta}
+
+    # The truth: arrivals less delays are one instant, within the bound.
+    arrivals = true_arrivals(result.stdout)
+    assert len(arrivals) == CALLS
+    errors = pattern_errors(arrivals, delays)
+    bound = world["clock_error_bound"]["p50"]
+    assert median(errors) <= bound + 100e-9, (median(errors), bound)
+    # Without the pattern the arrivals would not fit: the test can fail.
+    if delta > 0:
+        assert median(pattern_errors(arrivals, lambda call: [0.0, 0.0])) > bound + 100e-9
+
+    # The library saw the same: the barrier's exits against the pattern (on
+    # the truth and on its own clock), and the allreduce's arrivals.
+    assert world["truth_exit_skew"]["p50"] <= bound + 100e-9
+    assert world["exit_skew"]["p50"] <= 2 * bound + 100e-9
+    key = next(k for k in world["collectives"]["keys"] if k["operation"] == "allreduce")
+    assert key["valid_calls"] >= CALLS // 2, key
+    tolerance = 2 * key["clock_error_bound"] + STAMP_GAP
+    assert key["valid"]["arrival_error"]["p50"] <= tolerance, key["valid"]
+    true_skew = median(max(entries) - min(entries) for entries in arrivals)
+    assert abs(key["valid"]["arrival_skew"]["p50"] - true_skew) <= tolerance, (key, true_skew)
+
+
+def test_alternate_barriers_measure_the_barrier_under_the_pattern(tmp_path):
+    """HARMONIZE_ALTERNATE: every second barrier is native, timed as the
+    operation under test after the harmonized one (osu_barrier's case)."""
+    report_path = tmp_path / "report.json"
+    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,
+           "HARMONIZE_ARRIVAL": "rank:1:80us", "HARMONIZE_ALTERNATE": "1", **TEST_CLOCKS}
+    run_mpi(2, [PROGRAMS / "barrier_loop", str(2 * CALLS)], env=env, btl=SHARED_MEMORY,
+            timeout=300, check=True)
+    world = world_of(json.loads(report_path.read_text()))
+    assert world["harmonized_calls"] == CALLS  # the other half is the operation under test
+    keys = world["collectives"]["keys"]
+    assert [k["operation"] for k in keys] == ["barrier"]
+    barrier = keys[0]
+    assert barrier["calls"] == CALLS
+    assert barrier["valid_calls"] >= CALLS // 2, barrier
+    tolerance = 2 * barrier["clock_error_bound"] + STAMP_GAP
+    # The native barrier saw rank 1 arrive 80 us late, as imposed, and could
+    # not end before it arrived.
+    assert abs(barrier["valid"]["arrival_skew"]["p50"] - 80e-6) <= tolerance, barrier["valid"]
+    assert barrier["valid"]["arrival_error"]["p50"] <= tolerance, barrier["valid"]
+    assert barrier["valid"]["t_global"]["p50"] >= 80e-6 - tolerance
