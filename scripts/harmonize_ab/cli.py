@@ -160,6 +160,10 @@ def make_plan(args, script_dir):
     for side in "ABC":
         if getattr(args, f"set_{side.lower()}"):
             settings[side] = list(getattr(args, f"set_{side.lower()}"))
+    for side in sides + [name for name, _ in named]:
+        own = settings.get(side, []) + ([] if side in "ABC" else dict(named)[side]["settings"])
+        sides_module.check_harmonize_only(modes.get(side, dict(named).get(side, {}).get("mode")),
+                                          settings["all"] + own, f"side {side}")
     for name, definition in named:
         modes[name] = definition["mode"]
         if definition["config"] or args.config:

@@ -14,9 +14,11 @@ MODES = ("off", "observe", "harmonize")
 PREDEFINED = {"A": "observe", "B": "harmonize", "C": "off"}
 NAME = re.compile(r"[A-Za-z0-9_.-]+")
 KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A comma starts a new setting only where KEY= follows (keys in capitals):
-# ARRIVAL=ranks:0,3:10us keeps its comma.
-SETTING_BOUNDARY = re.compile(r",(?=[A-Z_][A-Z0-9_]*=)")
+# A comma starts a new setting only where KEY= follows (a key of any case,
+# like the first): ARRIVAL=ranks:0,3:10us keeps its comma.
+SETTING_BOUNDARY = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+# Meaningful in mode harmonize only: the library refuses them elsewhere.
+ONLY_IN_MODE_HARMONIZE = ("HARMONIZE_ARRIVAL", "HARMONIZE_ALTERNATE")
 # Set by harmonize-ab or harmonize-run themselves, never per side.
 RESERVED = {"HARMONIZE_REPORT": "harmonize-ab sets it per run",
             "HARMONIZE_LIBRARY": "use --library"}
@@ -86,8 +88,27 @@ def define_side(name, settings, where):
         elif variable == "HARMONIZE_CONFIG":
             definition["config"] = value
         else:
+            if variable == "HARMONIZE_ARRIVAL":
+                try:
+                    pattern_delta(value)
+                except ValueError as error:
+                    raise ValueError(f"{where}: {error}") from error
             definition["settings"].append(f"{variable}={value}")
+    check_harmonize_only(definition["mode"], definition["settings"], where)
     return definition
+
+
+def check_harmonize_only(mode, settings, where):
+    """ARRIVAL and ALTERNATE on a side not in mode harmonize: every run would
+    stop at MPI_Init; say so before the first run."""
+    if mode == "harmonize":
+        return
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        name = variable_name(key.strip())
+        if name in ONLY_IN_MODE_HARMONIZE and value.strip() not in ("none", "0"):
+            raise ValueError(f"{where}: {name}={value} needs MODE=harmonize (the side runs in "
+                             f"mode {mode}; the library would stop every run)")
 
 
 # ------------------------------------------------------------------ --sweep
@@ -95,16 +116,19 @@ def define_side(name, settings, where):
 def expand_sweep_values(items):
     """The values of a sweep from its comma-separated items: an item with a
     ':' is a value of its own, one without replaces the last ':' field of
-    the first value ('rank:0:0us', '5us' -> 'rank:0:5us'). A 'ranks:' value
+    the last value that had one ('rank:0:0us', '5us' -> 'rank:0:5us';
+    'none', 'rank:0:1us', '5us' -> ..., 'rank:0:5us'). A 'ranks:' value
     takes the items that follow until its delay (its rank list has commas)."""
     values = []
     for item in items:
         if values and values[-1].startswith("ranks:") and values[-1].count(":") < 2:
             values[-1] += "," + item
-        elif ":" in item or not values:
+            continue
+        template = next((value for value in reversed(values) if ":" in value), None)
+        if ":" in item or template is None:
             values.append(item)
         else:
-            values.append(values[0].rsplit(":", 1)[0] + ":" + item if ":" in values[0] else item)
+            values.append(template.rsplit(":", 1)[0] + ":" + item)
     return values
 
 
@@ -186,3 +210,25 @@ def setting_value(settings, variable):
         if variable_name(key.strip()) == variable:
             found = value
     return found
+
+
+def communicator_delta(pattern, size, world_delta):
+    """The delay δ a pattern imposes on a communicator of `size` processes,
+    where the report states it for MPI_COMM_WORLD only (`world_delta`): the
+    pattern's ranks are the communicator's, so `rank:5:10us` delays nobody
+    on 4 processes, and all processes late is nobody late (as the library's
+    arrival_delta). node: the world's (the communicator's nodes are not in
+    the report); file: None (its delays are not either)."""
+    kind, _, rest = (pattern or "none").partition(":")
+    if kind == "none" or size is None:
+        return world_delta if kind != "none" else 0.0
+    if kind in ("rank", "ranks"):
+        ranks_text, _, delay = rest.rpartition(":")
+        ranks = {int(r) for r in ranks_text.split(",") if r.strip().isdigit()}
+        late = sum(1 for r in ranks if r < size)
+        return parse_duration(delay) if 0 < late < size else 0.0
+    if kind in ("linear", "random"):
+        return parse_duration(rest.split(":")[0]) if size > 1 else 0.0
+    if kind == "node":
+        return world_delta
+    return None

@@ -11,7 +11,7 @@ for n = 5), which is what the docs tell users when choosing --runs.
 import math
 from collections import defaultdict
 
-from .sides import pattern_delta, setting_value
+from .sides import communicator_delta, pattern_delta, setting_value
 
 MIN_RUNS_FOR_NOISE = 2
 
@@ -241,7 +241,7 @@ def collective_points(reports):
             for key in (comm.get("collectives") or {}).get("keys") or []:
                 ident = (comm.get("name", "?"), key.get("operation", "?"), key.get("bytes", 0),
                          key.get("root"))
-                point = points.setdefault(ident, {"calls": 0, "valid_calls": 0,
+                point = points.setdefault(ident, {"calls": 0, "valid_calls": 0, "size": comm.get("size"),
                                                   **{f: [] for f in COLLECTIVE_FIGURES},
                                                   **{f + "_pool": None for f in COLLECTIVE_FIGURES},
                                                   **{f"valid_{f}_pool": None for f in VALID_FIGURES}})
@@ -435,6 +435,13 @@ def arrival_rows(points_by_side, sides, arrivals, t0_side):
         for side in present:
             point = points_by_side[side][ident]
             pattern, delta, source = arrivals[side]
+            # The report's delta is MPI_COMM_WORLD's; a pattern's ranks are
+            # each communicator's own.
+            if ident[0] != "MPI_COMM_WORLD" and pattern is not None:
+                try:
+                    delta = communicator_delta(pattern, point.get("size"), delta)
+                except ValueError:
+                    delta = None
             t_global = pooled_median(point["valid_t_global_pool"])
             skew = pooled_median(point["valid_arrival_skew_pool"])
             error = pooled_median(point["valid_arrival_error_pool"])

@@ -21,7 +21,8 @@ struct ArrivalPattern {
   double delay = 0;
   std::uint64_t seed = 1;  // random
   std::string path;        // file
-  // file: one delay per rank of MPI_COMM_WORLD, read by build_policy.
+  // file: one delay per rank (of the communicator whose barrier it is; as
+  // many as MPI_COMM_WORLD has ranks, or more), read by build_policy.
   std::vector<double> per_rank;
 
   bool operator==(const ArrivalPattern&) const = default;

@@ -1,7 +1,10 @@
 #include "config/arrival.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "config/values.hpp"
 
@@ -35,6 +38,31 @@ std::optional<int> rank_of(std::string_view text, std::string_view what, std::st
     return std::nullopt;
   }
   return static_cast<int>(*rank);
+}
+
+// A spelling that parses back to exactly `seconds` (a pattern's canonical
+// text is what the ranks compare: "1.23457ms" would let 1234567ns and
+// 1234568ns agree), in the unit that makes it a whole number, or shortest.
+std::string exact_duration(double seconds) {
+  if (seconds == 0) return "0ns";  // as format_seconds spells it elsewhere
+  std::string best;
+  for (const auto& [unit, per_second] :
+       {std::pair{"s", 1.0}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}}) {
+    char digits[64];
+    const auto [end, error] = std::to_chars(digits, digits + sizeof digits, seconds * per_second);
+    if (error != std::errc()) continue;
+    const std::string text = std::string(digits, end) + unit;
+    if (text.find('e') != std::string::npos || parse_duration(text) != seconds) continue;
+    // Whole numbers first ("500us", not "0.5ms"), then the shortest.
+    const auto rank = [](const std::string& t) {
+      return std::pair(t.find('.') != std::string::npos, t.size());
+    };
+    if (best.empty() || rank(text) < rank(best)) best = text;
+  }
+  if (!best.empty()) return best;
+  char digits[64];
+  std::snprintf(digits, sizeof digits, "%.17gs", seconds);  // exact, if not pretty
+  return digits;
 }
 
 bool arity(const std::vector<std::string_view>& parts, std::size_t low, std::size_t high,
@@ -111,7 +139,7 @@ std::optional<ArrivalPattern> parse_arrival(std::string_view text, std::string& 
 }
 
 std::string arrival_text(const ArrivalPattern& pattern) {
-  const auto delay = [&] { return format_seconds(pattern.delay); };
+  const auto delay = [&] { return exact_duration(pattern.delay); };
   switch (pattern.kind) {
     case ArrivalKind::none:
       return "none";

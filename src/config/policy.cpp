@@ -1,6 +1,9 @@
 #include "config/policy.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <string_view>
 
 #include "config/arrival.hpp"
@@ -162,6 +165,22 @@ void apply(PolicyResult& result, const std::string& name, const std::string& raw
   result.origin[name] = origin;
 }
 
+// FNV-1a of the delays' bits, in hex.
+std::string digest_of(const std::vector<double>& values) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const double value : values) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    for (int byte = 0; byte < 8; ++byte) {
+      hash ^= (bits >> (8 * byte)) & 0xff;
+      hash *= 0x100000001b3ULL;
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 // A file pattern's delays, read where the preset is (the same reader).
 void read_arrival_file(PolicyResult& result, const FileReader& read_file) {
   ArrivalPattern& arrival = result.policy.arrival;
@@ -175,6 +194,9 @@ void read_arrival_file(PolicyResult& result, const FileReader& read_file) {
   }
   if (auto delays = parse_delay_list(*text, why)) {
     arrival.per_rank = std::move(*delays);
+    // The ranks compare canonical texts: files of one path but different
+    // delays (node-local copies) must not agree.
+    result.canonical["HARMONIZE_ARRIVAL"] += "#" + digest_of(arrival.per_rank);
   } else {
     result.errors.push_back(where + ": the delay file is not valid: " + why);
   }

@@ -108,9 +108,16 @@ void finalize_unguarded() {
   g_collective_timer = nullptr;
   std::unique_ptr<Library> library(g_library);
   g_library = nullptr;
-  library->session->finish();
-  if (library->configuration.policy.verbose) print_counters(*library);
-  library->session.reset();
+  try {
+    library->session->finish();
+    if (library->configuration.policy.verbose) print_counters(*library);
+    library->session.reset();
+  } catch (...) {
+    // The others wait on the private world's last barrier: leave it all
+    // the same, then let the guard report what went wrong.
+    leave_private_world(library->world);
+    throw;
+  }
   leave_private_world(library->world);
 }
 

@@ -302,6 +302,8 @@ int SessionImpl::barrier(MPI_Comm comm) {
       const bool timed = timer_ && timer_->times(Collective::barrier);
       const double entry = timed ? timer_->now() : 0.0;
       const int status = sync::native_barrier(comm);
+      // Untimed, it still ends the harmonized barrier's pattern for what follows.
+      if (timer_ && !timed) timer_->barrier_left(comm, false);
       if (timed)
         timer_->add({.entry = entry,
                      .exit = timer_->now(),

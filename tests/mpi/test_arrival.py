@@ -126,3 +126,21 @@ def test_alternate_barriers_measure_the_barrier_under_the_pattern(tmp_path):
     assert abs(barrier["valid"]["arrival_skew"]["p50"] - 80e-6) <= tolerance, barrier["valid"]
     assert barrier["valid"]["arrival_error"]["p50"] <= tolerance, barrier["valid"]
     assert barrier["valid"]["t_global"]["p50"] >= 80e-6 - tolerance
+
+
+def test_a_native_barrier_under_test_ends_the_pattern_even_untimed(tmp_path):
+    """Two barriers before each allreduce, the barrier not timed
+    (HARMONIZE_COLLECTIVES=allreduce): with HARMONIZE_ALTERNATE the second
+    is native, and it re-aligns the arrivals whatever pattern the harmonized
+    one set, so no allreduce may count as valid."""
+    report_path = tmp_path / "report.json"
+    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,
+           "HARMONIZE_ARRIVAL": "rank:1:50us", "HARMONIZE_ALTERNATE": "1",
+           "HARMONIZE_COLLECTIVES": "allreduce", **TEST_CLOCKS}
+    run_mpi(2, [PROGRAMS / "arrival_truth", str(CALLS), "2"], env=env, btl=SHARED_MEMORY,
+            timeout=300, check=True)
+    world = world_of(json.loads(report_path.read_text()))
+    assert world["harmonized_calls"] == CALLS
+    key = next(k for k in world["collectives"]["keys"] if k["operation"] == "allreduce")
+    assert key["calls"] == CALLS
+    assert key["valid_calls"] == 0, key

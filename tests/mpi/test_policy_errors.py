@@ -38,6 +38,8 @@ CASES = [
      "expected none, rank:R:DELAY"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_ARRIVAL": "rank:0:1us"},
      "HARMONIZE_ARRIVAL='rank:0:1us' needs HARMONIZE_MODE=harmonize"),
+    ({"HARMONIZE_MODE": "observe", "HARMONIZE_ALTERNATE": "1"},
+     "HARMONIZE_ALTERNATE='1' needs HARMONIZE_MODE=harmonize"),
     # Known only once the job is: checked in MPI_Init, stopped all the same.
     ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": "rank:5:1us"},
      "HARMONIZE_ARRIVAL='rank:5:1us' does not fit this job: there is no rank 5: the job has 2 "

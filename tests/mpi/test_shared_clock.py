@@ -57,13 +57,16 @@ def worst_bound(report):
 
 
 def assert_synced_within_bounds(nprocs, env):
-    """One fresh run tells a load burst from a broken sync (test_clock.py,
-    within_bounds_or_rerun); a true error beyond its bound fails at once."""
-    report = clockcheck(nprocs, env)
-    if worst_bound(report) >= USEFUL_BOUND[nprocs]:
+    """Fresh runs tell a load burst from a broken sync (test_clock.py,
+    within_bounds_or_rerun): a burst beside the other tests of ctest -j2 lasted
+    through two runs (150 us bounds), so three; a true error beyond its
+    bound fails at once, in any run."""
+    for _ in range(3):
         report = clockcheck(nprocs, env)
-    for rank in report["per_rank"]:
-        assert rank["bound_within"], rank
+        for rank in report["per_rank"]:
+            assert rank["bound_within"], rank
+        if worst_bound(report) < USEFUL_BOUND[nprocs]:
+            break
     assert worst_bound(report) < USEFUL_BOUND[nprocs], report["per_rank"]
 
 

@@ -76,8 +76,11 @@ def test_side_definition_errors(settings, message):
 def test_sweep_items_without_colon_replace_the_last_field():
     assert sides.expand_sweep_values(["rank:0:0us", "1us", "5us", "20us", "100us"]) == \
         ["rank:0:0us", "rank:0:1us", "rank:0:5us", "rank:0:20us", "rank:0:100us"]
+    # The last value with a ':' is the template: t0 may come first as 'none'.
     assert sides.expand_sweep_values(["rank:0:0us", "linear:10us", "5us"]) == \
-        ["rank:0:0us", "linear:10us", "rank:0:5us"]
+        ["rank:0:0us", "linear:10us", "linear:5us"]
+    assert sides.expand_sweep_values(["none", "rank:0:1us", "5us"]) == \
+        ["none", "rank:0:1us", "rank:0:5us"]
     assert sides.expand_sweep_values(["10us", "20us", "auto"]) == ["10us", "20us", "auto"]
     # A ranks: value's list has commas of its own.
     assert sides.expand_sweep_values(["ranks:0", "1", "3:0us", "5us"]) == ["ranks:0,1,3:0us", "ranks:0,1,3:5us"]
@@ -367,3 +370,32 @@ def test_usage_errors_name_the_bad_argument(tmp_path, arguments, message):
     [line] = [line for line in result.stderr.splitlines() if line.startswith("harmonize-ab: error:")]
     assert message in line
     assert not output.exists()  # nothing was run, nothing written
+
+
+def test_a_side_is_checked_before_any_run():
+    # A pattern the library would refuse, and the variables that need mode harmonize.
+    with pytest.raises(ValueError, match="not an arrival pattern"):
+        sides.define_side("s", [("HARMONIZE_ARRIVAL", "rank:0")], "--side 's'")
+    with pytest.raises(ValueError, match="needs MODE=harmonize"):
+        sides.define_side("s", [("HARMONIZE_MODE", "observe"), ("HARMONIZE_ARRIVAL", "rank:0:1us")],
+                          "--side 's'")
+    with pytest.raises(ValueError, match="needs MODE=harmonize"):
+        sides.check_harmonize_only("observe", ["ALTERNATE=1"], "side A")
+    sides.check_harmonize_only("observe", ["ARRIVAL=none", "ALTERNATE=0"], "side A")
+    # A key after a comma may be lower case, like the first.
+    assert sides.split_settings("arrival=rank:0:5us,slack=20us") == \
+        [("HARMONIZE_ARRIVAL", "rank:0:5us"), ("HARMONIZE_SLACK", "20us")]
+
+
+def test_a_communicators_delta_follows_its_own_ranks():
+    # The report states delta for MPI_COMM_WORLD; a pattern's ranks are each
+    # communicator's, as the library's arrival_delta.
+    assert sides.communicator_delta("rank:5:10us", 4, 10e-6) == 0.0
+    assert sides.communicator_delta("rank:1:10us", 4, 10e-6) == 10e-6
+    assert sides.communicator_delta("ranks:0,1:2us", 2, 2e-6) == 0.0  # all late: nobody
+    assert sides.communicator_delta("ranks:0,1:2us", 3, 2e-6) == 2e-6
+    assert sides.communicator_delta("linear:9us", 1, 9e-6) == 0.0
+    assert sides.communicator_delta("random:9us:3", 4, 9e-6) == 9e-6
+    assert sides.communicator_delta("node:1:3us", 4, 3e-6) == 3e-6
+    assert sides.communicator_delta("file:/d.txt", 4, 1e-6) is None
+    assert sides.communicator_delta("none", 4, 0.0) == 0.0

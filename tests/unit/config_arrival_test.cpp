@@ -98,6 +98,11 @@ TEST_CASE("every spelling of a pattern has one canonical text", "[config][arriva
   CHECK(arrival_text(parsed("linear:0.1ms")) == "linear:100us");
   CHECK(arrival_text(parsed("random:5us")) == "random:5us:1");
   CHECK(arrival_text(parsed("file:d.txt")) == "file:d.txt");
+  // Exact: what the ranks compare must not round two delays into one.
+  CHECK(arrival_text(parsed("rank:0:1234567ns")) == "rank:0:1234567ns");
+  CHECK(arrival_text(parsed("rank:0:1234568ns")) != arrival_text(parsed("rank:0:1234567ns")));
+  CHECK(arrival_text(parsed("rank:0:1.5us")) == "rank:0:1500ns");
+  CHECK(arrival_text(parsed("rank:0:0us")) == "rank:0:0ns");
   // Canonical texts parse back to the same pattern.
   for (const char* text : {"rank:0:10us", "ranks:1,3:500us", "linear:100us", "random:5us:7"})
     CHECK(arrival_text(parsed(arrival_text(parsed(text)))) == text);
@@ -146,11 +151,25 @@ TEST_CASE("HARMONIZE_ARRIVAL is validated like every variable", "[config][arriva
               std::string(mode) + ")");
   }
   CHECK(build_policy({{"HARMONIZE_MODE", "observe"}, {"HARMONIZE_ARRIVAL", "none"}}, nothing).ok());
+  const PolicyResult alternate =
+      build_policy({{"HARMONIZE_MODE", "off"}, {"HARMONIZE_ALTERNATE", "1"}}, nothing);
+  REQUIRE(alternate.errors.size() == 1);
+  CHECK(alternate.errors[0] ==
+        "HARMONIZE_ALTERNATE='1' needs HARMONIZE_MODE=harmonize: it alternates harmonized and "
+        "native barriers (the mode is off)");
 
   // The file is read with the preset's reader, its errors named.
   const PolicyResult from_file = with("file:/d.txt", one_file("/d.txt", "0us 20us\n"));
   REQUIRE(from_file.ok());
   CHECK(from_file.policy.arrival.per_rank == std::vector<double>{0.0, 20e-6});
+  // Ranks compare canonical texts: one path, other delays (a node-local
+  // copy) must not agree; the same delays spelled otherwise must.
+  const std::string canonical = from_file.canonical.at("HARMONIZE_ARRIVAL");
+  CHECK(canonical.rfind("file:/d.txt#", 0) == 0);
+  CHECK(with("file:/d.txt", one_file("/d.txt", "0us 21us\n")).canonical.at("HARMONIZE_ARRIVAL") !=
+        canonical);
+  CHECK(with("file:/d.txt", one_file("/d.txt", "# same\n0 20000ns"))
+            .canonical.at("HARMONIZE_ARRIVAL") == canonical);
   const PolicyResult missing = with("file:/e.txt", one_file("/d.txt", ""));
   REQUIRE(missing.errors.size() == 1);
   CHECK(missing.errors[0] ==

@@ -85,7 +85,8 @@ TEST_CASE("with an arrival pattern, exit skews are measured against it", "[logic
   // Process 1 was to leave 50 after the deadline (HARMONIZE_ARRIVAL) and
   // left 1 later than process 0 plus that: a skew of 1 from the pattern.
   logs[0].add({.exit_global = 100, .enter_truth = 1, .exit_truth = 200});
-  logs[1].add({.exit_global = 151, .enter_truth = 2, .exit_truth = 251, .delay = 50});
+  logs[1].add(
+      {.exit_global = 151, .enter_truth = 2, .exit_truth = 251, .delay = 50, .truth_delay = 50});
   std::vector<double> maxima, minima;
   reduce(logs, maxima, minima);
   const CallBatchOutcome outcome = combine_batch(maxima, minima, 1, true);

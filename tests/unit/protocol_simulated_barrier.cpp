@@ -451,3 +451,34 @@ TEST_CASE("an arrival pattern is what the processes leave with, within the clock
   CHECK(comm.space_violations == 0u);
   CHECK(comm.summary.exit_skew.percentile(50.0) < 100e-9);
 }
+
+TEST_CASE("a delayed process that missed the deadline still leaves on the pattern",
+          "[protocol][sim][arrival]") {
+  Scenario scenario;
+  scenario.processes = 3;
+  scenario.calls = 200;
+  scenario.slack = 5e-6;
+  scenario.slack_min = 5e-6;
+  harmonize::ArrivalPattern pattern;
+  pattern.kind = harmonize::ArrivalKind::rank;
+  pattern.late = {2};
+  pattern.delay = 100e-6;
+  scenario.arrival = pattern;
+  // Process 2 learns the deadline 30 us late (its second read): a miss, yet
+  // its exit instant, 100 us after the deadline, is still ahead. (It holds
+  // the agreement up for some of the others too, who miss it with it.)
+  scenario.preemptions = {{2, 120, 2, 30e-6}};
+  sim::SimWorld world(spec(scenario));
+  const Run result = run(scenario, world);
+  const Call& late = result.calls[2][120];
+  REQUIRE(late.flag == 0);  // the miss is counted
+  REQUIRE(late.delay == pattern.delay);
+  const Call& in_time = result.calls[0][120];
+  REQUIRE(in_time.flag == 1);  // left at the deadline
+  // The delayed process left at its own instant, the deadline plus its
+  // delay, not when it learned the deadline.
+  CHECK(std::abs((late.exit_truth - late.delay) - in_time.exit_truth) <=
+        clock_disagreement(world, result, 120, in_time.exit_truth) +
+            2 * spec(scenario).latency.clock_read + 1e-3 * pattern.delay + 1e-12);
+  CHECK(merged(result).summary.missed_calls_any >= 1);
+}

@@ -12,7 +12,7 @@ std::vector<double> CallLog::pack_for_max() const {
   std::vector<double> out(kMaxFields * n);
   for (std::size_t i = 0; i < n; ++i) {
     out[i] = calls_[i].exit_global - calls_[i].delay;
-    out[n + i] = calls_[i].exit_truth - calls_[i].delay;
+    out[n + i] = calls_[i].exit_truth - calls_[i].truth_delay;
     out[2 * n + i] = calls_[i].enter_truth;
     out[3 * n + i] = calls_[i].missed ? 1.0 : 0.0;
     out[4 * n + i] = calls_[i].late ? 1.0 : 0.0;
@@ -24,10 +24,11 @@ std::vector<double> CallLog::pack_for_max() const {
 
 std::vector<double> CallLog::pack_for_min() const {
   const std::size_t n = calls_.size();
-  std::vector<double> out(2 * n);
+  std::vector<double> out(3 * n);
   for (std::size_t i = 0; i < n; ++i) {
     out[i] = calls_[i].exit_global - calls_[i].delay;
-    out[n + i] = calls_[i].exit_truth - calls_[i].delay;
+    out[n + i] = calls_[i].exit_truth - calls_[i].truth_delay;
+    out[2 * n + i] = calls_[i].exit_truth;
   }
   return out;
 }
@@ -44,7 +45,7 @@ CallBatchOutcome combine_batch(std::span<const double> maxima, std::span<const d
       outcome.truth_exit_skew.push_back(maxima[n + i] - minima[n + i]);
       outcome.truth_clock_error.push_back(maxima[6 * n + i]);
       // The last process entered after the first one left: not a barrier.
-      if (maxima[2 * n + i] > minima[n + i]) ++outcome.space_violations;
+      if (maxima[2 * n + i] > minima[2 * n + i]) ++outcome.space_violations;
     }
     // A call with a miss counts as missed only: the deadline was wrong for
     // everybody, whoever else also left late.

@@ -25,9 +25,11 @@ struct CallTimes {
   double bound = 0;
   double truth_error = 0;
   // HARMONIZE_ARRIVAL: how long after the deadline this process was to
-  // leave. Exit skews are measured against the pattern: of the exits less
-  // their delays.
+  // leave, on the global clock and (test clocks) on the truth, whose
+  // seconds the reference clock's drift makes differ. Exit skews are
+  // measured against the pattern: of the exits less their delays.
   double delay = 0;
+  double truth_delay = 0;
 };
 
 // Element-wise reductions of a batch over all processes, in the layout
@@ -53,7 +55,9 @@ class CallLog {
 
   // Layout for an element-wise MAX reduction: [exit_global..., exit_truth...,
   // enter_truth..., missed..., late..., bound..., truth_error...] and for
-  // MIN: [exit_global..., exit_truth...], the exits less their delays.
+  // MIN: [exit_global..., exit_truth..., exit_truth...], the first two of
+  // exits less their delays, the last of the exits themselves (whether
+  // anybody left before the last one entered).
   std::vector<double> pack_for_max() const;
   std::vector<double> pack_for_min() const;
 

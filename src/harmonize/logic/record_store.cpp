@@ -5,7 +5,7 @@
 namespace harmonize::logic {
 namespace {
 
-constexpr std::size_t kPendingFields = 7;  // per pending call, see append_record
+constexpr std::size_t kPendingFields = 9;  // per pending call, see append_record
 
 void append_text(std::vector<double>& out, const std::string& text) {
   out.push_back(static_cast<double>(text.size()));
@@ -163,6 +163,8 @@ void append_record(std::vector<double>& out, const CommRecord& r) {
     out.push_back(call.late ? 1.0 : 0.0);
     out.push_back(call.bound);
     out.push_back(call.truth_error);
+    out.push_back(call.delay);
+    out.push_back(call.truth_delay);
   }
   report::append_to(out, r.stats);
 }
@@ -196,6 +198,8 @@ std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in
       call.late = in[at++] != 0;
       call.bound = in[at++];
       call.truth_error = in[at++];
+      call.delay = in[at++];
+      call.truth_delay = in[at++];
       r.pending.push_back(call);
     }
     auto stats = report::read_comm_stats(in, at);

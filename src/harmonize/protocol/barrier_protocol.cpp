@@ -236,6 +236,9 @@ int BarrierProtocol::harmonized() {
   // HARMONIZE_ARRIVAL: this member's own exit instant. The deadline is what
   // the slack and the misses are about; the delay only moves the exit.
   call.delay = settings_.arrival ? settings_.arrival->at(arrival_call) : 0.0;
+  // The global clock runs at the reference clock's rate.
+  call.truth_delay =
+      settings_.reference_skew ? call.delay / (1.0 + settings_.reference_skew->drift) : call.delay;
   last_delay_ = call.delay;
   const double target = deadline + call.delay;
 

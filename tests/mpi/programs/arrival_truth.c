@@ -5,7 +5,7 @@
  * The program itself delays nobody; whatever pattern the arrivals show, the
  * barrier imposed. Rank 0 prints one line per call:
  *   arrivals <call> <entry of rank 0> <entry of rank 1> ...
- * Usage: arrival_truth N */
+ * Usage: arrival_truth N [B]: B barriers before each allreduce (default 1). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +23,11 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int n = argc > 1 ? atoi(argv[1]) : 100;
+  const int barriers = argc > 2 ? atoi(argv[2]) : 1;
   double* entries = malloc(sizeof(double) * (size_t)n);
   for (int i = 0; i < n; ++i) {
     double value = rank, sum = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < barriers; ++b) MPI_Barrier(MPI_COMM_WORLD);
     entries[i] = truth();
     MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
