@@ -87,8 +87,10 @@ def barrier_job(tmp_path, nprocs, env, barriers=3000, name="job"):
 # just as much (measured with a CPU hog beside them, scope node: exit skew
 # p50 0.27-1.2 ms, 5-23 ms in a call, 0.7-2.2 % missed; scope process:
 # 16-54 us, 6-7 ms, 2.2-2.6 %): the bounds only tell those from broken.
+# 4 ranks on 2 cores beside a CPU hog and another test missed 22 % of the
+# deadlines (measured); a copied model misses nearly all, by tens of ms.
 SOUND = {2: {"skew": 20e-6, "time_in_call": 1e-3, "missed": 0.05},
-         4: {"skew": 5e-3, "time_in_call": 50e-3, "missed": 0.2}}
+         4: {"skew": 5e-3, "time_in_call": 50e-3, "missed": 0.5}}
 
 
 def barrier_is_sound(world, nprocs):
