@@ -45,16 +45,18 @@ def median(values):
     return ordered[len(ordered) // 2]
 
 
-def true_arrivals(stdout):
-    """Per call, every rank's true entry into the allreduce."""
-    return [[float(word) for word in line.split()[2:]]
-            for line in stdout.splitlines() if line.startswith("arrivals ")]
+def true_arrivals(stdout, valid_only=False):
+    """(call, every rank's true entry into the allreduce) per call
+    (valid_only: the calls after a barrier every process left in time)."""
+    rows = [line.split() for line in stdout.splitlines() if line.startswith("arrivals ")]
+    return [(int(row[1]), [float(word) for word in row[3:]]) for row in rows
+            if row[2] == "1" or not valid_only]
 
 
 def pattern_errors(arrivals, delays_of_call):
     """Per call, the spread of the true arrivals less the pattern's delays."""
     errors = []
-    for call, entries in enumerate(arrivals):
+    for call, entries in arrivals:
         shifted = [entry - delay for entry, delay in zip(entries, delays_of_call(call))]
         errors.append(max(shifted) - min(shifted))
     return errors
@@ -86,9 +88,12 @@ def test_the_collective_arrives_in_the_injected_pattern(tmp_path, value, extra, 
     world = world_of(report)
     assert report["arrival"] == {"pattern": canonical.format(tmp=tmp_path), "delta": delta}
 
-    # The truth: arrivals less delays are one instant, within the bound.
-    arrivals = true_arrivals(result.stdout)
-    assert len(arrivals) == CALLS
+    # The truth: arrivals less delays are one instant, within the bound, in
+    # the calls the library calls valid (the others are flagged: a process
+    # was descheduled, or missed the deadline).
+    assert len(true_arrivals(result.stdout)) == CALLS
+    arrivals = true_arrivals(result.stdout, valid_only=True)
+    assert len(arrivals) >= CALLS // 10
     errors = pattern_errors(arrivals, delays)
     bound = world["clock_error_bound"]["p50"]
     assert median(errors) <= bound + STAMP_GAP, (median(errors), bound)
@@ -106,7 +111,7 @@ def test_the_collective_arrives_in_the_injected_pattern(tmp_path, value, extra, 
     assert key["valid_calls"] >= CALLS // 10, key
     tolerance = 2 * key["clock_error_bound"] + STAMP_GAP
     assert key["valid"]["arrival_error"]["p50"] <= tolerance, key["valid"]
-    true_skew = median(max(entries) - min(entries) for entries in arrivals)
+    true_skew = median(max(entries) - min(entries) for _, entries in arrivals)
     assert abs(key["valid"]["arrival_skew"]["p50"] - true_skew) <= tolerance, (key, true_skew)
 
 
