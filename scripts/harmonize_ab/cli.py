@@ -160,16 +160,15 @@ def make_plan(args, script_dir):
     for side in "ABC":
         if getattr(args, f"set_{side.lower()}"):
             settings[side] = list(getattr(args, f"set_{side.lower()}"))
-    for side in sides + [name for name, _ in named]:
-        own = settings.get(side, []) + ([] if side in "ABC" else dict(named)[side]["settings"])
-        sides_module.check_harmonize_only(modes.get(side, dict(named).get(side, {}).get("mode")),
-                                          settings["all"] + own, f"side {side}")
     for name, definition in named:
         modes[name] = definition["mode"]
         if definition["config"] or args.config:
             configs[name] = preset(definition["config"] or args.config, f"side {name}: ")
         settings[name] = definition["settings"]
         sides.append(name)
+    for side in sides:
+        sides_module.check_harmonize_only(modes[side], settings["all"] + settings.get(side, []),
+                                          f"side {side}")
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
     if args.t0 is not None and not args.aggregate and args.t0 not in sides:

@@ -220,15 +220,12 @@ def communicator_delta(pattern, size, world_delta):
     arrival_delta). node: the world's (the communicator's nodes are not in
     the report); file: None (its delays are not either)."""
     kind, _, rest = (pattern or "none").partition(":")
-    if kind == "none" or size is None:
-        return world_delta if kind != "none" else 0.0
-    if kind in ("rank", "ranks"):
-        ranks_text, _, delay = rest.rpartition(":")
-        ranks = {int(r) for r in ranks_text.split(",") if r.strip().isdigit()}
-        late = sum(1 for r in ranks if r < size)
-        return parse_duration(delay) if 0 < late < size else 0.0
-    if kind in ("linear", "random"):
-        return parse_duration(rest.split(":")[0]) if size > 1 else 0.0
-    if kind == "node":
+    if kind == "node" or size is None:
         return world_delta
-    return None
+    if kind in ("rank", "ranks"):
+        ranks = {int(r) for r in rest.rpartition(":")[0].split(",") if r.strip().isdigit()}
+        late = sum(1 for r in ranks if r < size)
+        return pattern_delta(pattern) if 0 < late < size else 0.0
+    if kind in ("linear", "random"):
+        return pattern_delta(pattern) if size > 1 else 0.0
+    return pattern_delta(pattern)  # none: 0; file: None

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string_view>
 
+#include "common/fnv1a.hpp"
 #include "config/arrival.hpp"
 #include "config/canonical.hpp"
 #include "config/collective_set.hpp"
@@ -165,17 +165,10 @@ void apply(PolicyResult& result, const std::string& name, const std::string& raw
   result.origin[name] = origin;
 }
 
-// FNV-1a of the delays' bits, in hex.
+// The delays' bits hashed, in hex.
 std::string digest_of(const std::vector<double>& values) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const double value : values) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &value, sizeof bits);
-    for (int byte = 0; byte < 8; ++byte) {
-      hash ^= (bits >> (8 * byte)) & 0xff;
-      hash *= 0x100000001b3ULL;
-    }
-  }
+  const std::uint64_t hash = fnv1a(std::string_view(reinterpret_cast<const char*>(values.data()),
+                                                    values.size() * sizeof(double)));
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;

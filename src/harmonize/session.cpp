@@ -40,11 +40,17 @@ std::string comm_name(MPI_Comm comm, const std::string& set_name, const logic::C
 
 // Whether h2hca/h3hca copy models within some node, which the shared-clock
 // check then verifies (alike on every rank: the layout is the job's).
-bool some_node_shares_a_clock(const sync::Layout& layout, sync::Scheme scheme) {
-  if (scheme == sync::Scheme::hca3) return false;
+// The node of every rank, sorted.
+std::vector<int> sorted_nodes(const sync::Layout& layout) {
   std::vector<int> nodes;
   for (const sync::Placement& placement : layout.of_rank) nodes.push_back(placement.node);
   std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+bool some_node_shares_a_clock(const sync::Layout& layout, sync::Scheme scheme) {
+  if (scheme == sync::Scheme::hca3) return false;
+  const std::vector<int> nodes = sorted_nodes(layout);
   return std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end();
 }
 
@@ -52,9 +58,7 @@ bool some_node_shares_a_clock(const sync::Layout& layout, sync::Scheme scheme) {
 // lowest ranks (the layout's node ids are those ranks, or virtual nodes in
 // rank order), and how many nodes there are.
 std::pair<int, int> node_index_and_count(const sync::Layout& layout, int rank) {
-  std::vector<int> nodes;
-  for (const sync::Placement& placement : layout.of_rank) nodes.push_back(placement.node);
-  std::sort(nodes.begin(), nodes.end());
+  std::vector<int> nodes = sorted_nodes(layout);
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   const int mine = layout.of_rank.at(static_cast<std::size_t>(rank)).node;
   const auto at = std::lower_bound(nodes.begin(), nodes.end(), mine) - nodes.begin();
@@ -285,9 +289,11 @@ int SessionImpl::barrier(MPI_Comm comm) {
   try {
     CommState& state = state_for(comm);
     const bool under_test = policy_.alternate && state.barriers++ % 2 == 1;
-    // Until this one is harmonized in time; the barrier under test is the
-    // one the last harmonized barrier was for.
-    if (timer_ && !under_test) timer_->barrier_left(comm, false);
+    const bool timed_under_test = under_test && timer_ && timer_->times(Collective::barrier);
+    // Until this one is harmonized in time. A barrier under test timed is
+    // the operation the last harmonized barrier was for (its record takes
+    // the token); untimed, it ends that barrier's pattern all the same.
+    if (timer_ && !timed_under_test) timer_->barrier_left(comm, false);
     // Before the barrier's entry: nothing the program times is disturbed
     // (except a barrier under test, which starts where the pattern was set).
     if (!under_test) match_timed_calls(state, false);
@@ -299,12 +305,9 @@ int SessionImpl::barrier(MPI_Comm comm) {
       // HARMONIZE_ALTERNATE: the native barrier after a harmonized one, as
       // the operation under test (its arrival pattern is the harmonized
       // one's exit pattern), timed like any collective.
-      const bool timed = timer_ && timer_->times(Collective::barrier);
-      const double entry = timed ? timer_->now() : 0.0;
+      const double entry = timed_under_test ? timer_->now() : 0.0;
       const int status = sync::native_barrier(comm);
-      // Untimed, it still ends the harmonized barrier's pattern for what follows.
-      if (timer_ && !timed) timer_->barrier_left(comm, false);
-      if (timed)
+      if (timed_under_test)
         timer_->add({.entry = entry,
                      .exit = timer_->now(),
                      .comm = comm,

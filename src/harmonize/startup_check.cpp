@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/fnv1a.hpp"
 #include "config/variables.hpp"
 #include "report/format.hpp"
 #include "sync/mpi/mpi_error.hpp"
@@ -26,13 +27,6 @@ void abort_with(const std::vector<std::string>& errors) {
                  errors.size() - kMostLines);
   }
   stop_job_before_it_runs();
-}
-
-// FNV-1a: equal texts give equal numbers on every rank.
-std::uint64_t text_hash(std::string_view text) {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ULL;
-  return hash;
 }
 
 bool must_agree(std::string_view name) {
@@ -117,7 +111,7 @@ void stop_job_on_policy_disagreement(const config::PolicyResult& result, MPI_Com
   for (const config::Variable& variable : config::all_variables()) {
     if (!must_agree(variable.name)) continue;
     names.emplace_back(variable.name);
-    hashes.push_back(text_hash(canonical(names.back())));
+    hashes.push_back(fnv1a(canonical(names.back())));
   }
   std::vector<std::uint64_t> lowest(hashes.size()), highest(hashes.size());
   const int count = static_cast<int>(hashes.size());
