@@ -31,11 +31,14 @@ int virtual_node_of(const TestClockSpec& spec, int world_rank) {
 // Keyed by world rank per process: without node_size the two scopes give
 // every rank the same skew, and differ only in what the sync takes for nodes.
 Skew skew_of_rank(const TestClockSpec& spec, int world_rank) {
-  return skew_for_node(spec, spec.per_process ? world_rank : virtual_node_of(spec, world_rank));
+  if (spec.per_process) return skew_for_node(spec, world_rank);
+  if (spec.per_host)
+    return skew_for_node(spec, spec.host_of_rank.at(static_cast<std::size_t>(world_rank)));
+  return skew_for_node(spec, virtual_node_of(spec, world_rank));
 }
 
 bool uses_virtual_nodes(const TestClockSpec& spec) {
-  return spec.node_size > 0 || (test_clock_active(spec) && !spec.per_process);
+  return spec.node_size > 0 || (test_clock_active(spec) && !spec.per_process && !spec.per_host);
 }
 
 }  // namespace harmonize::clock

@@ -4,6 +4,7 @@
 // a drift drawn deterministically from the seed, so every rank can compute
 // any other rank's skew and hence the true error of the global clock.
 #include <cstdint>
+#include <vector>
 
 #include "clock/global_clock.hpp"
 
@@ -17,12 +18,29 @@ struct TestClockSpec {
   // Every process its own skew (keyed by world rank) instead of one per
   // virtual node; the nodes are then not virtual unless node_size > 0.
   bool per_process = false;
+  // One skew per shared-memory node MPI finds (HARMONIZE_TEST_CLOCK_SCOPE=host):
+  // `host_of_rank[world rank]` is filled after node discovery, numbered by
+  // each node's lowest world rank, so world rank 0 reads host 0's clock.
+  bool per_host = false;
+  std::vector<int> host_of_rank;
 };
 
 struct Skew {
   double offset;
   double drift;
 };
+
+// The scopes node and process (positional, for the tests' tables).
+inline TestClockSpec test_clocks(double max_offset, double max_drift, std::uint64_t seed,
+                                 int node_size, bool per_process = false) {
+  TestClockSpec spec;
+  spec.max_offset = max_offset;
+  spec.max_drift = max_drift;
+  spec.seed = seed;
+  spec.node_size = node_size;
+  spec.per_process = per_process;
+  return spec;
+}
 
 bool test_clock_active(const TestClockSpec& spec);
 
@@ -32,7 +50,8 @@ Skew skew_for_node(const TestClockSpec& spec, int node);
 
 int virtual_node_of(const TestClockSpec& spec, int world_rank);
 
-// The skew of the clock `world_rank` reads: its virtual node's, or its own.
+// The skew of the clock `world_rank` reads: its virtual node's, its host's,
+// or its own. Throws std::out_of_range for a host scope without the rank.
 Skew skew_of_rank(const TestClockSpec& spec, int world_rank);
 
 // Whether the nodes the sync sees are the virtual ones (virtual_node_of)

@@ -119,6 +119,12 @@ void check_combinations(PolicyResult& result) {
                             "barriers (the mode is " +
                             result.effective["HARMONIZE_MODE"] + ")");
   }
+  if (p.test_clock_scope == TestClockScope::host && p.test_node_size > 0) {
+    result.errors.push_back(shown("HARMONIZE_TEST_CLOCK_SCOPE") + " contradicts " +
+                            shown("HARMONIZE_TEST_NODE_SIZE") +
+                            ": host clocks follow the nodes MPI finds, virtual nodes replace "
+                            "them; expected one of the two");
+  }
   // Each is at most kMaxSyncPingpongs, so the product cannot overflow.
   const long long pingpongs = static_cast<long long>(p.fitpoints) * p.pingpongs;
   if (pingpongs > kMaxSyncPingpongs) {

@@ -29,9 +29,9 @@ static_assert(static_cast<std::size_t>(CommScope::world) + 1 == kCommScopeNames.
 // Testing: what reads one skewed clock. node: every (virtual) node (the
 // shared-clock assumption holds); process: every process, while the nodes
 // stay what the library finds (the assumption is broken on purpose).
-enum class TestClockScope { node, process };
-inline constexpr std::array<std::string_view, 2> kTestClockScopeNames{"node", "process"};
-static_assert(static_cast<std::size_t>(TestClockScope::process) + 1 == kTestClockScopeNames.size());
+enum class TestClockScope { node, process, host };
+inline constexpr std::array<std::string_view, 3> kTestClockScopeNames{"node", "process", "host"};
+static_assert(static_cast<std::size_t>(TestClockScope::host) + 1 == kTestClockScopeNames.size());
 
 constexpr std::span<const std::string_view> names(Mode) {
   return kModeNames;

@@ -214,9 +214,11 @@ constexpr std::array kVariables{
         "testing: seed of the test clocks' offsets and drifts"),
     choice<&Policy::test_clock_scope>(
         "HARMONIZE_TEST_CLOCK_SCOPE", TestClockScope::node,
-        "testing: what reads one test clock. node: each (virtual) node; process: each process, "
-        "while the nodes stay the shared-memory ones (or HARMONIZE_TEST_NODE_SIZE's): breaks the "
-        "shared-clock assumption of h2hca/h3hca on purpose"),
+        "testing: what reads one test clock. node: each (virtual) node; host: each shared-memory "
+        "node MPI finds (a real machine, a network-namespace node, a simulated host), numbered "
+        "by its lowest world rank; process: each process, while the nodes stay the "
+        "shared-memory ones (or HARMONIZE_TEST_NODE_SIZE's): breaks the shared-clock assumption "
+        "of h2hca/h3hca on purpose"),
     value<Kind::integer, &Policy::test_node_size>(
         "HARMONIZE_TEST_NODE_SIZE", "0", 0, 1 << 20,
         "testing: group ranks into virtual nodes of this many ranks sharing one clock (unless "

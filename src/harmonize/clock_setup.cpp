@@ -11,7 +11,8 @@ double wtime() {
 
 }  // namespace
 
-ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::string& error) {
+ClockSetup make_clock_setup(const config::Policy& policy, const HostFinder& find_hosts,
+                            int world_rank, std::string& error) {
   ClockSetup setup;
   setup.sync_settings = sync_settings_from(policy);
   setup.truth = clock::make_monotonic_source();
@@ -22,10 +23,21 @@ ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::s
             "' cannot be used here: " + why;
     return setup;
   }
-  setup.test_clock = clock::TestClockSpec{
-      policy.test_clock_offset, policy.test_clock_drift, policy.test_clock_seed,
-      policy.test_node_size, policy.test_clock_scope == config::TestClockScope::process};
+  setup.test_clock = clock::test_clocks(policy.test_clock_offset, policy.test_clock_drift,
+                                        policy.test_clock_seed, policy.test_node_size,
+                                        policy.test_clock_scope == config::TestClockScope::process);
   setup.test_clock_active = clock::test_clock_active(setup.test_clock);
+  if (setup.test_clock_active && policy.test_clock_scope == config::TestClockScope::host) {
+    if (!find_hosts) {
+      error =
+          "HARMONIZE_TEST_CLOCK_SCOPE='host' needs the library's communicator to find the "
+          "hosts (HARMONIZE_MODE is off)";
+      setup.local.reset();
+      return setup;
+    }
+    setup.test_clock.per_host = true;
+    setup.test_clock.host_of_rank = find_hosts();
+  }
   if (setup.test_clock_active) {
     setup.skew = setup.skew_of_rank(world_rank);
     setup.unskewed = std::move(source);

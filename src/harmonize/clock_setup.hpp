@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
@@ -44,8 +45,13 @@ struct ClockSetup {
 };
 
 // Fills `error` (one line) and leaves `local` null when the requested time
-// source is unavailable.
-ClockSetup make_clock_setup(const config::Policy& policy, int world_rank, std::string& error);
+// source is unavailable, or when host test clocks cannot find the hosts.
+// `find_hosts` (called only for HARMONIZE_TEST_CLOCK_SCOPE=host; may be empty
+// where no collective is allowed) returns the shared-memory node of every
+// world rank, numbered by each node's lowest world rank.
+using HostFinder = std::function<std::vector<int>()>;
+ClockSetup make_clock_setup(const config::Policy& policy, const HostFinder& find_hosts,
+                            int world_rank, std::string& error);
 
 // The policy and the sync layer share their enums (common/choices.hpp), so
 // this copies fields. Inline: the unit tests check it without MPI.

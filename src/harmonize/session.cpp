@@ -82,7 +82,10 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
       records_(world_rank_) {
   started_ = now_iso8601();
   std::string error;
-  clocks_ = make_clock_setup(policy_, world_rank_, error);
+  HostFinder find_hosts;
+  if (world_ != MPI_COMM_NULL)
+    find_hosts = [this] { return sync::gather_shared_memory_nodes(world_); };
+  clocks_ = make_clock_setup(policy_, find_hosts, world_rank_, error);
   stop_on_error(error);
   registry_ = std::make_unique<Registry>([this](const CommState& state, bool at_finalize) {
     // Called by MPI from a delete callback: nothing may escape.

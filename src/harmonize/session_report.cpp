@@ -137,7 +137,7 @@ void SessionImpl::write_report() {
   json["clock"]["shared_clock_check"] =
       synced ? shared_clock_notice_.to_json(world_clock_->last_report().shared_clock) : nullptr;
   if (clocks_.test_clock_active)
-    json["clock"]["test_clock"]["scope"] = clocks_.test_clock.per_process ? "process" : "node";
+    json["clock"]["test_clock"]["scope"] = config::to_string(policy_.test_clock_scope);
   for (std::size_t i = 0; i < merged.size(); ++i) {
     // Ground truth of "synchronized in space": calls in which a process left
     // before the last one entered (test clocks only; must be 0).

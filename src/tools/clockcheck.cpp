@@ -409,7 +409,9 @@ int main(int argc, char** argv) {
   }
   // The library's own set-up: the clocks, the sync settings and the
   // virtual nodes are those a job would run with.
-  harmonize::ClockSetup setup = harmonize::make_clock_setup(policy.policy, rank, error);
+  harmonize::ClockSetup setup = harmonize::make_clock_setup(
+      policy.policy, [] { return harmonize::sync::gather_shared_memory_nodes(MPI_COMM_WORLD); },
+      rank, error);
   if (!setup.local) {
     if (rank == 0) std::fprintf(stderr, "harmonize: %s\n", error.c_str());
     MPI_Finalize();

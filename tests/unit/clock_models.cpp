@@ -114,7 +114,7 @@ TEST_CASE("the TSC source is either refused with a reason or agrees with monoton
 }
 
 TEST_CASE("test clock skews are deterministic, bounded and differ per node", "[clock]") {
-  const TestClockSpec spec{1e-3, 50e-6, 7, 0};
+  const TestClockSpec spec = test_clocks(1e-3, 50e-6, 7, 0);
   CHECK(test_clock_active(spec));
   CHECK_FALSE(test_clock_active(TestClockSpec{}));
   for (int node = 0; node < 200; ++node) {
@@ -125,13 +125,13 @@ TEST_CASE("test clock skews are deterministic, bounded and differ per node", "[c
   }
   CHECK(skew_for_node(spec, 0).offset != 0.0);  // the reference is skewed too
   CHECK(skew_for_node(spec, 0).offset != skew_for_node(spec, 1).offset);
-  CHECK(skew_for_node(spec, 3).drift != skew_for_node(TestClockSpec{1e-3, 50e-6, 8, 0}, 3).drift);
+  CHECK(skew_for_node(spec, 3).drift != skew_for_node(test_clocks(1e-3, 50e-6, 8, 0), 3).drift);
   CHECK(skewed_time(Skew{2.0, 0.5}, 4.0) == 8.0);
 }
 
 TEST_CASE("virtual nodes group consecutive ranks", "[clock]") {
-  CHECK(virtual_node_of(TestClockSpec{1e-3, 0, 1, 0}, 5) == 5);
-  CHECK(virtual_node_of(TestClockSpec{1e-3, 0, 1, 2}, 5) == 2);
-  CHECK(virtual_node_of(TestClockSpec{1e-3, 0, 1, 3}, 2) == 0);
-  CHECK(virtual_node_of(TestClockSpec{1e-3, 0, 1, 3}, 3) == 1);
+  CHECK(virtual_node_of(test_clocks(1e-3, 0, 1, 0), 5) == 5);
+  CHECK(virtual_node_of(test_clocks(1e-3, 0, 1, 2), 5) == 2);
+  CHECK(virtual_node_of(test_clocks(1e-3, 0, 1, 3), 2) == 0);
+  CHECK(virtual_node_of(test_clocks(1e-3, 0, 1, 3), 3) == 1);
 }

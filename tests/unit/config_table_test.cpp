@@ -194,6 +194,13 @@ TEST_CASE("the test clock scope is node unless asked, and nothing else is accept
   CHECK(built({}).test_clock_scope == TestClockScope::node);
   CHECK(built({{"HARMONIZE_TEST_CLOCK_SCOPE", "process"}}).test_clock_scope ==
         TestClockScope::process);
+  CHECK(built({{"HARMONIZE_TEST_CLOCK_SCOPE", "host"}}).test_clock_scope == TestClockScope::host);
+  const PolicyResult both = build_policy(
+      {{"HARMONIZE_TEST_CLOCK_SCOPE", "host"}, {"HARMONIZE_TEST_NODE_SIZE", "2"}}, no_files());
+  REQUIRE(both.errors.size() == 1);
+  CHECK(both.errors[0] ==
+        "HARMONIZE_TEST_CLOCK_SCOPE='host' contradicts HARMONIZE_TEST_NODE_SIZE='2': host clocks "
+        "follow the nodes MPI finds, virtual nodes replace them; expected one of the two");
   const PolicyResult refused = build_policy({{"HARMONIZE_TEST_CLOCK_SCOPE", "socket"}}, no_files());
   REQUIRE(refused.errors.size() == 1);
   CHECK(refused.errors[0].find("HARMONIZE_TEST_CLOCK_SCOPE='socket' is not valid") !=

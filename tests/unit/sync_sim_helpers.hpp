@@ -29,7 +29,7 @@ inline simulator::SimSpec spec_for(std::vector<int> node_of_rank, std::uint64_t 
                                    double wander = 5e-9) {
   simulator::SimSpec spec;
   const int nodes = *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
-  const clock::TestClockSpec clocks{1e-3, 50e-6, seed, 0};
+  const clock::TestClockSpec clocks = clock::test_clocks(1e-3, 50e-6, seed, 0);
   for (int node = 0; node < nodes; ++node) {
     const auto skew = clock::skew_for_node(clocks, node);
     spec.node_clocks.push_back({skew.offset, skew.drift, wander});
@@ -45,7 +45,7 @@ inline simulator::SimSpec spec_for(std::vector<int> node_of_rank, std::uint64_t 
 inline simulator::SimSpec per_process_spec(std::vector<int> node_of_rank, std::uint64_t seed,
                                            double wander = 5e-9) {
   simulator::SimSpec spec = spec_for(node_of_rank, seed, wander);
-  const clock::TestClockSpec clocks{1e-3, 50e-6, seed, 0};
+  const clock::TestClockSpec clocks = clock::test_clocks(1e-3, 50e-6, seed, 0);
   for (std::size_t rank = 0; rank < spec.node_of_rank.size(); ++rank) {
     const auto skew = clock::skew_for_node(clocks, static_cast<int>(rank));
     spec.rank_clocks.push_back({skew.offset, skew.drift, wander});

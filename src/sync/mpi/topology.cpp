@@ -84,6 +84,24 @@ Layout gather_layout(MPI_Comm comm, const std::function<int(int)>& virtual_node_
   return layout;
 }
 
+std::vector<int> gather_shared_memory_nodes(MPI_Comm comm) {
+  int size = 1;
+  check_mpi(PMPI_Comm_size(comm, &size), "PMPI_Comm_size");
+  int mine = shared_memory_node(comm);
+  std::vector<int> leaders(static_cast<std::size_t>(size));
+  check_mpi(PMPI_Allgather(&mine, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "PMPI_Allgather");
+  // A node's leader is its lowest rank, so leaders first appear in rank order.
+  std::vector<int> index_of_leader(static_cast<std::size_t>(size), -1);
+  std::vector<int> nodes;
+  int count = 0;
+  for (int leader : leaders) {
+    int& index = index_of_leader.at(static_cast<std::size_t>(leader));
+    if (index < 0) index = count++;
+    nodes.push_back(index);
+  }
+  return nodes;
+}
+
 NodeCrowding node_crowding(MPI_Comm world) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <vector>
 
 #include "sync/layout.hpp"
 
@@ -16,6 +17,11 @@ namespace harmonize::sync {
 // milliseconds). Throws MpiError.
 Layout gather_layout(MPI_Comm comm, const std::function<int(int)>& virtual_node_of_rank,
                      bool want_sockets);
+
+// Collective over `comm`: the shared-memory node of every rank of `comm`,
+// numbered 0, 1, ... in the order of each node's lowest rank (rank 0 is on
+// node 0). Throws MpiError.
+std::vector<int> gather_shared_memory_nodes(MPI_Comm comm);
 
 struct NodeCrowding {
   bool oversubscribed = false;  // some node has more ranks than cores
