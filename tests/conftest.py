@@ -98,3 +98,23 @@ def find_number(pattern, text):
     match = re.search(pattern, text)
     assert match, f"pattern {pattern!r} not found in:\n{text}"
     return float(match.group(1))
+
+
+def median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def true_arrivals(stdout, valid_only=False, phase=None):
+    """arrival_truth's output: (call, every rank's true entry into the
+    allreduce) per call (valid_only: the calls after a barrier every process
+    left in time; phase: the calls of that phase only)."""
+    rows, current = [], None
+    for line in stdout.splitlines():
+        words = line.split()
+        if line.startswith("phase "):
+            current = words[1]
+        elif line.startswith("arrivals ") and (phase is None or current == phase):
+            if words[2] == "1" or not valid_only:
+                rows.append((int(words[1]), [float(word) for word in words[3:]]))
+    return rows

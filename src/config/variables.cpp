@@ -205,10 +205,12 @@ constexpr std::array kVariables{
              "overrides it"},
     value<Kind::duration, &Policy::test_clock_offset>(
         "HARMONIZE_TEST_CLOCK_OFFSET", "0s", 0, 10.0,
-        "testing: each (virtual) node's clock gets a known offset within +-this"),
+        "testing: each test clock (per node, host or process: HARMONIZE_TEST_CLOCK_SCOPE) gets a "
+        "known offset within +-this"),
     value<Kind::ppm, &Policy::test_clock_drift>(
         "HARMONIZE_TEST_CLOCK_DRIFT", "0ppm", 0, 10000,
-        "testing: each (virtual) node's clock gets a known drift within +-this"),
+        "testing: each test clock (per node, host or process: HARMONIZE_TEST_CLOCK_SCOPE) gets a "
+        "known drift within +-this"),
     value<Kind::integer, &Policy::test_clock_seed>(
         "HARMONIZE_TEST_CLOCK_SEED", "1", 0, 4294967295.0,
         "testing: seed of the test clocks' offsets and drifts"),

@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from conftest import MPI_FLAVOR, PROGRAMS, run_mpi, world_of
+from conftest import MPI_FLAVOR, PROGRAMS, median, run_mpi, true_arrivals, world_of
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "5"}
@@ -38,19 +38,6 @@ def splitmix64(x):
 def draw(seed, call, rank):
     """random:MAX:SEED's draw, as docs/arrival.md states it."""
     return (splitmix64(splitmix64(splitmix64(seed) ^ call) ^ rank) >> 11) * 2.0 ** -53
-
-
-def median(values):
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
-def true_arrivals(stdout, valid_only=False):
-    """(call, every rank's true entry into the allreduce) per call
-    (valid_only: the calls after a barrier every process left in time)."""
-    rows = [line.split() for line in stdout.splitlines() if line.startswith("arrivals ")]
-    return [(int(row[1]), [float(word) for word in row[3:]]) for row in rows
-            if row[2] == "1" or not valid_only]
 
 
 def pattern_errors(arrivals, delays_of_call):
@@ -79,11 +66,17 @@ PATTERNS = [
 def test_the_collective_arrives_in_the_injected_pattern(tmp_path, value, extra, delays, canonical,
                                                         delta):
     (tmp_path / "delays.txt").write_text("# rank 0 late\n30us\n0us\n")
-    report_path = tmp_path / "report.json"
-    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,
-           "HARMONIZE_ARRIVAL": value.format(tmp=tmp_path), **TEST_CLOCKS, **extra}
-    result = run_mpi(2, [PROGRAMS / "arrival_truth", str(CALLS)], env=env, btl=SHARED_MEMORY,
-                     timeout=300, check=True)
+    # Enough valid calls for a median: beside a CPU hog 43 % of 600 were
+    # valid, beside a 4-rank job too 5 %. A fresh run tells such a burst from
+    # a library that flags everything (which fails all three).
+    for attempt in range(3):
+        report_path = tmp_path / f"report-{attempt}.json"
+        env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,
+               "HARMONIZE_ARRIVAL": value.format(tmp=tmp_path), **TEST_CLOCKS, **extra}
+        result = run_mpi(2, [PROGRAMS / "arrival_truth", str(CALLS)], env=env,
+                         btl=SHARED_MEMORY, timeout=300, check=True)
+        if len(true_arrivals(result.stdout, valid_only=True)) >= CALLS // 10:
+            break
     report = json.loads(report_path.read_text())
     world = world_of(report)
     assert report["arrival"] == {"pattern": canonical.format(tmp=tmp_path), "delta": delta}
@@ -113,7 +106,6 @@ def test_the_collective_arrives_in_the_injected_pattern(tmp_path, value, extra, 
         if most_valid:
             assert world[name]["p50"] <= limit + STAMP_GAP / 2, (name, world[name])
     key = next(k for k in world["collectives"]["keys"] if k["operation"] == "allreduce")
-    # Enough for a median (beside a CPU hog 43 % of 600 were valid).
     assert key["valid_calls"] >= CALLS // 10, key
     tolerance = 2 * key["clock_error_bound"] + STAMP_GAP
     assert key["valid"]["arrival_error"]["p50"] <= tolerance, key["valid"]

@@ -21,8 +21,8 @@ def test_install_layout(prefix):
     assert libdirs, list(prefix.rglob("libharmonize*"))
     lib = prefix / libdirs[0]
     assert (prefix / "include/harmonize/mpix_harmonize.h").exists()
-    for tool in ("harmonize-run", "harmonize-ab", "harmonize-example", "harmonize-clockcheck",
-                 "harmonize-config"):
+    for tool in ("harmonize-run", "harmonize-ab", "harmonize-lab", "harmonize-example",
+                 "harmonize-clockcheck", "harmonize-config"):
         assert os.access(prefix / "bin" / tool, os.X_OK), tool
     assert (prefix / "share/harmonize/config/default.env").exists()
     assert (prefix / "share/harmonize/config/precise.env").exists()

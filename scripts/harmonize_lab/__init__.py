@@ -1,0 +1,1 @@
+"""harmonize-lab: a small cluster of Linux network namespaces on one machine."""
