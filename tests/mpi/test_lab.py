@@ -110,10 +110,14 @@ def assert_nodes_found(report, lab):
     assert report["clock"]["test_clock"]["scope"] == "host"
 
 
-def assert_clock_honest(world):
-    bound = world["clock_error_bound"]["p50"]
-    assert bound <= USEFUL_BOUND, world["clock_error_bound"]
-    assert world["truth_clock_error"]["p50"] <= bound, (world["truth_clock_error"], bound)
+def assert_clock_honest(record):
+    """At every exit check each process's true clock error was within the
+    bound it reported (1 % slack, as in test_honest_numbers.py), and that
+    bound is a useful one; returns its median."""
+    checks, violations = record["truth_bound_checks"], record["truth_bound_violations"]
+    assert checks > 0 and violations <= 0.01 * checks, record
+    bound = record["clock_error_bound"]["p50"]
+    assert bound <= USEFUL_BOUND, record["clock_error_bound"]
     return bound
 
 
@@ -148,7 +152,8 @@ def test_sub_communicators_across_uneven_nodes(lab, tmp_path):
                                 [PROGRAMS / "arrival_truth", str(CALLS), "1", *phases])
     assert_nodes_found(report, lab)
     # No barrier on the world: the phases' communicators hold the records.
-    bound = max(assert_clock_honest(c) for c in report["communicators"])
+    bound = max(assert_clock_honest(c) for c in report["communicators"]
+                if c["name"] != "MPI_COMM_WORLD")
     for phase, members in phases.items():
         assert len(true_arrivals(result.stdout, phase=phase)) == CALLS, phase
         assert_one_instant(true_arrivals(result.stdout, valid_only=True, phase=phase), bound,
