@@ -11,7 +11,12 @@ namespace harmonize::clock {
 // Only an invariant TSC ticks at a constant rate through frequency changes and
 // sleep states; anything else is not a clock.
 bool cpu_has_invariant_tsc(std::string& why) {
-#ifndef HARMONIZE_HAS_TSC
+#if defined(HARMONIZE_SMPI)
+  // SimGrid simulates clock_gettime and MPI_Wtime, not the TSC: it would
+  // count the simulator's own cycles.
+  why = "SimGrid/SMPI does not simulate the TSC; use HARMONIZE_TIMESOURCE=monotonic or wtime";
+  return false;
+#elif !defined(HARMONIZE_HAS_TSC)
   why = "no TSC on this architecture; use HARMONIZE_TIMESOURCE=monotonic";
   return false;
 #else

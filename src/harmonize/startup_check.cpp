@@ -58,6 +58,12 @@ void leave_private_world(MPI_Comm& world) {
 
 MPI_Comm join_private_world(double timeout_seconds) {
   MPI_Comm world = MPI_COMM_NULL;
+#ifdef HARMONIZE_SMPI
+  // SMPI lacks MPI_Comm_idup, and needs no watch: the library is linked into
+  // the one simulated program, every rank has it.
+  const int status = PMPI_Comm_dup(MPI_COMM_WORLD, &world);
+  (void)timeout_seconds;
+#else
   MPI_Request request = MPI_REQUEST_NULL;
   int status = PMPI_Comm_idup(MPI_COMM_WORLD, &world, &request);
   const auto start = std::chrono::steady_clock::now();
@@ -79,6 +85,7 @@ MPI_Comm join_private_world(double timeout_seconds) {
     // Sleep rather than spin: a rank that is still starting may need the core.
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+#endif
   if (status != MPI_SUCCESS) {
     abort_with({"MPI_Init: the library cannot make its private copy of MPI_COMM_WORLD (" +
                 sync::describe_mpi_error("PMPI_Comm_idup", status) + ")"});

@@ -5,7 +5,13 @@
 
 namespace harmonize::shim {
 
+#ifdef HARMONIZE_SMPI
+// SMPI loads one copy of the program per simulated rank: initial-exec TLS in
+// each would exhaust glibc's static TLS block after a few hundred ranks.
+inline thread_local int t_depth = 0;
+#else
 inline thread_local int t_depth __attribute__((tls_model("initial-exec"))) = 0;
+#endif
 
 class ReentrancyGuard {
  public:

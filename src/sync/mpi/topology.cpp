@@ -124,8 +124,16 @@ NodeCrowding node_crowding(MPI_Comm world) {
     int excess;
     int rank;
   } local{ranks_on_node - CPU_COUNT(&all), rank}, worst{};
+#ifdef HARMONIZE_SMPI
+  // A simulated rank owns a simulated core; the affinity is the simulator's.
+  local.excess = 0;
+#endif
   check_mpi(PMPI_Allreduce(&local, &worst, 1, MPI_2INT, MPI_MAXLOC, world), "PMPI_Allreduce");
+#ifdef HARMONIZE_SMPI
+  int counts[2] = {ranks_on_node, ranks_on_node};
+#else
   int counts[2] = {ranks_on_node, CPU_COUNT(&all)};
+#endif
   check_mpi(PMPI_Bcast(counts, 2, MPI_INT, worst.rank, world), "PMPI_Bcast");
   return NodeCrowding{worst.excess > 0, counts[0], counts[1], ranks_on_node};
 }
