@@ -125,6 +125,12 @@ void check_combinations(PolicyResult& result) {
                             ": host clocks follow the nodes MPI finds, virtual nodes replace "
                             "them; expected one of the two");
   }
+  if (p.test_clock_scope == TestClockScope::host && p.test_clock_active() && p.mode == Mode::off) {
+    result.errors.push_back(shown("HARMONIZE_TEST_CLOCK_SCOPE") +
+                            " needs HARMONIZE_MODE observe or harmonize: mode off makes no "
+                            "communicator to find the hosts on (the mode is " +
+                            result.effective["HARMONIZE_MODE"] + ")");
+  }
   // Each is at most kMaxSyncPingpongs, so the product cannot overflow.
   const long long pingpongs = static_cast<long long>(p.fitpoints) * p.pingpongs;
   if (pingpongs > kMaxSyncPingpongs) {

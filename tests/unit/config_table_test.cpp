@@ -201,6 +201,13 @@ TEST_CASE("the test clock scope is node unless asked, and nothing else is accept
   CHECK(both.errors[0] ==
         "HARMONIZE_TEST_CLOCK_SCOPE='host' contradicts HARMONIZE_TEST_NODE_SIZE='2': host clocks "
         "follow the nodes MPI finds, virtual nodes replace them; expected one of the two");
+  const PolicyResult off = build_policy(
+      {{"HARMONIZE_TEST_CLOCK_SCOPE", "host"}, {"HARMONIZE_TEST_CLOCK_OFFSET", "1ms"}}, no_files());
+  REQUIRE(off.errors.size() == 1);
+  CHECK(off.errors[0] ==
+        "HARMONIZE_TEST_CLOCK_SCOPE='host' needs HARMONIZE_MODE observe or harmonize: mode off "
+        "makes no communicator to find the hosts on (the mode is off)");
+  CHECK(build_policy({{"HARMONIZE_TEST_CLOCK_SCOPE", "host"}}, no_files()).ok());  // no test clock
   const PolicyResult refused = build_policy({{"HARMONIZE_TEST_CLOCK_SCOPE", "socket"}}, no_files());
   REQUIRE(refused.errors.size() == 1);
   CHECK(refused.errors[0].find("HARMONIZE_TEST_CLOCK_SCOPE='socket' is not valid") !=
