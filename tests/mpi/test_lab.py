@@ -22,7 +22,7 @@ import sys
 import pytest
 
 from conftest import (LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, SOURCE_DIR, clean_environment,
-                      harmonize_lines, median, true_arrivals, world_of)
+                      harmonize_lines, median, rerun_until, true_arrivals, world_of)
 
 sys.path.insert(0, str(SOURCE_DIR / "scripts"))
 from harmonize_lab.lab import Lab, LabError, unavailable_reason  # noqa: E402
@@ -77,12 +77,24 @@ def lab_mpi(lab, program, env, *, timeout=300, nprocs=None, extra=()):
                    capture_output=True, text=True)
 
 
-def harmonized(lab, tmp_path, program, **extra):
-    report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*.json')))}.json"
-    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, **HOST_CLOCKS, **extra}
-    result = lab_mpi(lab, program, env)
-    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr}"
-    return json.loads(report_path.read_text()), result
+def harmonized(lab, tmp_path, program, enough_valid=(), **extra):
+    """A harmonized job on host test clocks: (report, result). A run whose
+    phases in `enough_valid` (None: the whole output) have fewer than
+    CALLS // 10 valid calls for a median is run again, spaced out: beside a
+    CPU hog and a simulation, 2 calls of 400 were valid once."""
+    def run():
+        report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*.json')))}.json"
+        env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, **HOST_CLOCKS,
+               **extra}
+        result = lab_mpi(lab, program, env)
+        assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr}"
+        return json.loads(report_path.read_text()), result
+
+    def enough(outcome):
+        return all(len(true_arrivals(outcome[1].stdout, valid_only=True, phase=phase)) >= CALLS // 10
+                   for phase in enough_valid)
+
+    return rerun_until(run, enough)
 
 
 def spread(entries, delays=None):
@@ -128,15 +140,15 @@ def assert_clock_honest(record):
     ({"layout": (1, 1), "delay": "100us"}, "h2hca"),  # skipped without netem
 ], ids=["2x1", "2x2", "2x2-h3hca", "2x1-delay-100us"], indirect=["lab"])
 def test_the_clock_syncs_the_nodes_it_finds_over_tcp(lab, sync, tmp_path):
+    ranks = sum(lab.layout)
     report, result = harmonized(lab, tmp_path, [PROGRAMS / "arrival_truth", str(CALLS)],
-                                HARMONIZE_SYNC=sync)
+                                [None] if ranks <= CORES else [], HARMONIZE_SYNC=sync)
     assert report["clock"]["scheme"] == sync and report["clock"]["sync_note"] == ""
     assert_nodes_found(report, lab)
     world = world_of(report)
     bound = assert_clock_honest(world)
     assert world["truth_space_violations"] == 0
     assert len(true_arrivals(result.stdout)) == CALLS
-    ranks = sum(lab.layout)
     assert_one_instant(true_arrivals(result.stdout, valid_only=True), bound, ranks=ranks)
     if ranks > CORES:  # and the library says why its barrier cannot work here
         assert "share 1 core on a node" in result.stderr, result.stderr
@@ -149,7 +161,8 @@ def test_sub_communicators_across_uneven_nodes(lab, tmp_path):
     new communicator gets a clock of its own, as good as the world's."""
     phases = {"first:2": 2, "first:4": 4, "parity": 2}  # members
     report, result = harmonized(lab, tmp_path,
-                                [PROGRAMS / "arrival_truth", str(CALLS), "1", *phases])
+                                [PROGRAMS / "arrival_truth", str(CALLS), "1", *phases],
+                                [phase for phase, members in phases.items() if members <= CORES])
     assert_nodes_found(report, lab)
     # No barrier on the world: the phases' communicators hold the records.
     bound = max(assert_clock_honest(c) for c in report["communicators"]
@@ -188,7 +201,7 @@ def test_the_shared_clock_check_is_silent_on_nodes_and_fires_within_one(lab, tmp
 def test_a_late_node_on_demand(lab, tmp_path):
     """HARMONIZE_ARRIVAL=node:1:30us: the processes of the second real node
     reach the collective 30 us after the first node's."""
-    report, result = harmonized(lab, tmp_path, [PROGRAMS / "arrival_truth", str(CALLS)],
+    report, result = harmonized(lab, tmp_path, [PROGRAMS / "arrival_truth", str(CALLS)], [None],
                                 HARMONIZE_ARRIVAL="node:1:30us")
     assert report["arrival"] == {"pattern": "node:1:30us", "delta": 30e-6}
     bound = assert_clock_honest(world_of(report))
