@@ -63,7 +63,9 @@ def test_arrival_skew_and_t_global_agree_with_the_truth(tmp_path, btl):
         histogram = key["local"]["histogram"]  # what harmonize-ab pools across runs
         assert sum(histogram["counts"]) + histogram["below"] + histogram["above"] == 2 * CALLS
     # The delay is what the allreduce sees arrive; the bcast follows it at once.
-    assert truth["allreduce"][0] > DELAY
+    # Give or take the barrier's exit skew: the late rank may have left first
+    # (a median of 199.947 us once, beside a CPU hog over TCP).
+    assert truth["allreduce"][0] > 0.9 * DELAY
     assert keys[("allreduce", 8, None)]["arrival_skew"]["p50"] > 0.9 * DELAY
     # Valid: right after a harmonized barrier left in time by every member.
     # The bcast follows another collective: never valid.
