@@ -145,7 +145,8 @@ constexpr std::array kVariables{
         "initial slack between the last process entering and the deadline; auto: twice the 90th "
         "percentile of the needs measured before the first call (at most 10x their median or "
         "100us, at least 100ns); the slack is "
-        "then chosen by cost every 256 calls, see docs/barrier.md"),
+        "then chosen by cost after 16, 32, 64 and 128 calls and every 256 calls, see "
+        "docs/barrier.md"),
     value<Kind::percent, &Policy::miss_target>(
         "HARMONIZE_MISS_TARGET", "0.25%", 0.1, 50.0,
         "miss budget: the largest share of harmonized calls the slack lets end with flag 0 "

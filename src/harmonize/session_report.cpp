@@ -165,10 +165,11 @@ void SessionImpl::write_report() {
   if (!policy_.quiet) std::fprintf(stderr, "%s\n", report::summary_line(job).c_str());
   double load[1] = {-1};
   if (getloadavg(load, 1) != 1) load[0] = -1;
-  const report::RunConditions conditions{crowding_.oversubscribed, crowding_.ranks,
-                                         crowding_.cores,          load[0],
-                                         crowding_.ranks_here,     policy_.miss_target};
+  report::RunConditions conditions{crowding_.oversubscribed, crowding_.ranks,
+                                   crowding_.cores,          load[0],
+                                   crowding_.ranks_here,     policy_.miss_target};
   for (const report::CommSummary& comm : job.communicators) {
+    conditions.imposed_delay = logic::arrival_delta(policy_.arrival, comm.size, node_count_);
     const std::string warning = report::harmonization_warning(comm, conditions);
     if (!warning.empty()) std::fprintf(stderr, "harmonize: warning: %s\n", warning.c_str());
   }

@@ -16,6 +16,9 @@ struct RunConditions {
   double load_average = -1;     // 1-minute load average on rank 0's node; < 0: unknown
   int ranks_here = 0;           // ranks of this job on rank 0's node
   double miss_target = 0.0025;  // HARMONIZE_MISS_TARGET, the slack's miss budget
+  // HARMONIZE_ARRIVAL's delta on the communicator: the longest delay a
+  // process spins past the deadline, which every call lasts on purpose.
+  double imposed_delay = 0;
 };
 
 // A working harmonized barrier leaves within tens to hundreds of

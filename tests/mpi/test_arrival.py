@@ -155,3 +155,53 @@ def test_a_native_barrier_under_test_ends_the_pattern_even_untimed(tmp_path):
     key = next(k for k in world["collectives"]["keys"] if k["operation"] == "allreduce")
     assert key["calls"] == CALLS
     assert key["valid_calls"] == 0, key
+
+
+# (pattern, calls, resync interval): a delay the size of the slack's own
+# spins, one of a millisecond (the outside audit: 18 % of calls flagged on an
+# idle machine, 74-99 % beside load, the auto slack stuck at 1.2-5.7 us), and
+# one longer than the resync interval (every call finds the clock expired:
+# one resync a call, never more; before the first choices came early, every
+# call of such a run missed with the warm-up's slack).
+LONG_DELAYS = [("rank:1:20us", 1500, "1s"), ("rank:1:1ms", 1500, "1s"),
+               ("rank:1:30ms", 60, "10ms")]
+
+
+def missed_share(world):
+    return world["missed_calls_any"] / world["harmonized_calls"]
+
+
+@pytest.mark.parametrize("pattern,calls,interval", LONG_DELAYS,
+                         ids=[p[0].split(":")[-1] for p in LONG_DELAYS])
+def test_any_arrival_delay_keeps_the_deadlines(tmp_path, pattern, calls, interval):
+    def job(arrival):
+        report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*.json')))}.json"
+        env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,
+               "HARMONIZE_ARRIVAL": arrival, "HARMONIZE_RESYNC_INTERVAL": interval,
+               **TEST_CLOCKS}
+        result = run_mpi(2, [PROGRAMS / "barrier_loop", str(calls)], env=env,
+                         btl=SHARED_MEMORY, timeout=300, check=True)
+        return world_of(json.loads(report_path.read_text())), result
+
+    # Misses are what the slack answers for (a delayed process preempted in
+    # its spin leaves late, and says so). Load beside the test makes calls
+    # miss with or without a pattern: the same job without it, run just
+    # before, says how many this machine loses now (idle: < 1 %).
+    def run():
+        control, _ = job("none")
+        return (*job(pattern), control)
+
+    def kept(run):
+        world, _, control = run
+        return missed_share(world) <= max(0.01, 2 * missed_share(control) + 0.02)
+
+    world, result, control = rerun_until(run, kept)
+    assert world["harmonized_calls"] == calls
+    assert kept((world, result, control)), (world["missed_calls_any"], control["missed_calls_any"])
+    # The slack covered the needs, not its floor (100 ns).
+    assert world["slack"]["final"] >= world["need"]["p50"], (world["slack"], world["need"])
+    # One resync a call at most, whatever the delay (the warm-up's count
+    # aside: the first syncs come 10, 30, 90 ms apart).
+    assert world["resyncs"] <= calls + 8, world["resyncs"]
+    # The pattern's delay is not diagnosed as a slack that ran away.
+    assert "the slack grew" not in result.stderr, result.stderr

@@ -21,10 +21,13 @@ pytestmark = pytest.mark.skipif(
     reason="SimGrid is not installed (Debian: libsimgrid-dev)")
 
 
+BARRIERS = 1000  # 5-10 ms of simulated time: the clocks drift apart between choices
+
+
 def scale(tmp_path, *arguments):
     out = tmp_path / "out"
     result = subprocess.run(
-        [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "64", "--barriers", "200",
+        [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "64", "--barriers", str(BARRIERS),
          "--timeout", "120", "-o", str(out), *arguments],
         env=clean_environment(), capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -51,15 +54,17 @@ def test_simulated_job_is_what_was_asked(harmonized):
     assert report["clock"]["sync_levels"] == 2 and report["clock"]["sync_nodes"] == 2
     # Every barrier was intercepted by the statically linked shim, on every rank.
     world = report["communicators"][0]
-    assert world["harmonized_calls"] == 200
-    assert world["time_in_call"]["count"] == 200 * 64
+    assert world["harmonized_calls"] == BARRIERS
+    assert world["time_in_call"]["count"] == BARRIERS * 64
 
 
 @pytest.mark.parametrize("scheme", ["h2hca", "hca3"])
 def test_clock_and_exit_skew_against_truth(harmonized, scheme):
     row = harmonized[0][scheme]
     # Nodes are up to 2 ms apart: without a working global clock the
-    # exits would be milliseconds apart.
+    # exits would be milliseconds apart. A miss in a deterministic world is
+    # a defect (the slack chosen at the edge of the needs, outgrown by the
+    # clocks' drift before the next choice: 167-277 of 1 000 at 64 ranks).
     assert int(row["missed"]) == 0
     assert int(row["bound_violations"]) == 0
     assert float(row["clock_error_max_s"]) <= float(row["error_bound_p50_s"]) * 1.5

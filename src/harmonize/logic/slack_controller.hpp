@@ -67,14 +67,28 @@ struct SlackChoice {
 // iteration besides the slack. `lates_per_spin_second`: how often a spinning
 // process has been descheduled, per second of spin (the spin of a call is
 // the slack minus its need): a long slack is a long spin, and on a loaded
-// node a long spin is preempted. An empty histogram keeps `fallback`.
+// node a long spin is preempted. `fixed_spin`: the spin every call has
+// whatever the slack (HARMONIZE_ARRIVAL's delays: a member leaves that long
+// after the deadline), preempted at the same rate. An empty histogram keeps
+// `fallback`.
 SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double miss_target,
-                         double min, double max, double fallback, double lates_per_spin_second = 0);
+                         double min, double max, double fallback, double lates_per_spin_second = 0,
+                         double fixed_spin = 0);
+
+// How much further apart two clocks can drift while each one's bound grows
+// by `bound_growth`: the slack's margin above the needs seen so far.
+double drift_margin(double bound_growth);
 
 class SlackController {
  public:
-  // How many needs between two choices, and how many before the first.
+  // How many needs between two choices. The first choices come sooner, at
+  // 16, 32, 64 and 128 calls: the warm-up's needs were measured in lockstep,
+  // and under an arrival pattern (a process that spun milliseconds, another
+  // that waited as long) a call needs more. A b(delta) sweep's 100-call
+  // runs at 100 ms each missed every call with the warm-up's slack.
   static constexpr int kChooseEvery = 256;
+  static constexpr int kFirstChoice = 16;
+  static bool chooses_after(std::uint64_t calls);
   // Needs are halved in weight every this many calls: the slack follows a
   // change of load within a few thousand calls. After a few halvings the
   // weight stays between 2048 and 4096: enough to resolve the smallest
@@ -90,13 +104,20 @@ class SlackController {
   double smallest() const { return smallest_; }
 
   // What one call showed, identical on every member: its need (max over the
-  // members; < 0: none), whether any member left late, and the slack it ran
-  // with; and the agreed time of a later call's last entry.
+  // members; < 0: none), whether any member left late, the slack it ran
+  // with, the longest delay a member spun past the deadline
+  // (HARMONIZE_ARRIVAL) and the most a member's clock error bound grows
+  // over margin_horizon() (or until its clock expires and is resynchronized,
+  // if sooner); and the agreed time of a later call's last entry.
   struct Outcome {
     double need = -1;
     bool late = false;
     double slack = 0;
+    double delay = 0;
+    double bound_growth = 0;
   };
+  // Until about when the slack chosen next stays in force: 256 iterations.
+  double margin_horizon() const { return kChooseEvery * (base_cost_ + slack_); }
   void on_call(const Outcome& outcome, double last_entry);
   // Needs measured before the first call (the warm-up rounds).
   void seed(double need) { needs_.add(need); }
@@ -109,8 +130,12 @@ class SlackController {
   double largest_;
   double smallest_;
   NeedHistogram needs_;
-  double lates_ = 0;         // decayed with the needs
-  double spin_seconds_ = 0;  // the spins those calls' slacks implied
+  double lates_ = 0;          // decayed with the needs
+  double spin_seconds_ = 0;   // the spins those calls' slacks and delays implied
+  double delay_seconds_ = 0;  // the delays' share of them
+  double outcomes_ = 0;       // calls with a need, decayed likewise
+  double bound_growth_ = 0;   // the last call's
+  double base_cost_ = 0;      // at the last choice
   std::array<double, kPeriods> periods_{};
   int periods_seen_ = 0;
   double previous_entry_ = 0;

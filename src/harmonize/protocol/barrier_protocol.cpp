@@ -148,24 +148,36 @@ void BarrierProtocol::apply_pending_update() {
   pending_update_.reset();
 }
 
-BarrierProtocol::Agreement BarrierProtocol::agree(double start, bool wants_resync) {
+BarrierProtocol::Agreement BarrierProtocol::agree(double start, bool wants_resync, double delay) {
   // Paper 000, Algorithm 1, with one collective instead of a reduce to rank 0
   // and its broadcast: every member proposes its start plus the slack, and
   // the latest proposal is the deadline. Nobody learns it before everybody
-  // has proposed, so it is still a barrier.
+  // has proposed, so it is still a barrier. The longest delay rides along
+  // (the slack charges its spin with the lates it suffers), and how far a
+  // member's error bound grows before the slack is chosen again or the
+  // clock resynchronized (the slack's margin for clocks drifting apart).
   const double slack = slack_->current();
-  const double in[5] = {start + slack, start, as_double(wants_resync), pending_need_,
-                        as_double(pending_late_)};
-  double agreed[5] = {0, 0, 0, 0, 0};
+  const double horizon =
+      std::min(slack_->margin_horizon(), std::max(0.0, clock_.expires_at() - start));
+  const double in[7] = {start + slack,
+                        start,
+                        as_double(wants_resync),
+                        pending_need_,
+                        as_double(pending_late_),
+                        delay,
+                        clock_.clock().error_bound().rate * horizon};
+  double agreed[7] = {0, 0, 0, 0, 0, 0, 0};
   members_.all_reduce(in, agreed, sync::ReduceOp::max);
   const double arrival = clock_.clock().now();
   // The previous agreement's outcome, fed to the slack at the start of the
   // next call, not now: the spin must start at once (a choice, every 256
   // calls, costs microseconds).
-  pending_update_ = {{agreed[3], agreed[4] != 0, pending_slack_}, agreed[1]};
+  pending_update_ = {{agreed[3], agreed[4] != 0, pending_slack_, pending_delay_, agreed[6]},
+                     agreed[1]};
   pending_need_ = std::max(0.0, arrival - agreed[1]);
   pending_late_ = false;  // until this call's spin says otherwise
   pending_slack_ = slack;
+  pending_delay_ = agreed[5];
   return {agreed[0], agreed[2] != 0, arrival};
 }
 
@@ -237,7 +249,10 @@ int BarrierProtocol::harmonized() {
     resync.error_bound = clock->error_bound_at(entered);
     resync.sync_age = entered - clock_.last_sync();
   }
-  Agreement agreed = agree(entered, logic::wants_resync(resync));
+  // HARMONIZE_ARRIVAL: this member's own exit instant. The deadline is what
+  // the slack and the misses are about; the delay only moves the exit.
+  call.delay = settings_.arrival ? settings_.arrival->at(arrival_call) : 0.0;
+  Agreement agreed = agree(entered, logic::wants_resync(resync), call.delay);
   if (agreed.resync) {
     const double waited = agreed.arrival - entered;
     resync_agreed();
@@ -249,12 +264,9 @@ int BarrierProtocol::harmonized() {
     // set no deadline, so it has no need or spin to learn from.
     apply_pending_update();
     pending_need_ = -1;
-    agreed = agree(now, false);
+    agreed = agree(now, false, call.delay);
   }
   const double deadline = agreed.deadline;
-  // HARMONIZE_ARRIVAL: this member's own exit instant. The deadline is what
-  // the slack and the misses are about; the delay only moves the exit.
-  call.delay = settings_.arrival ? settings_.arrival->at(arrival_call) : 0.0;
   // The global clock runs at the reference clock's rate.
   call.truth_delay =
       settings_.reference_skew ? call.delay / (1.0 + settings_.reference_skew->drift) : call.delay;

@@ -76,14 +76,15 @@ class BarrierProtocol {
   void flush_log();
   void prepare_first_call();
   void measure_slack();
-  // One agreement on a deadline (see the .cpp); `arrival`: when this process
+  // One agreement on a deadline (see the .cpp); `delay`: how long after it
+  // this process leaves (HARMONIZE_ARRIVAL); `arrival`: when this process
   // learned it, on the global clock.
   struct Agreement {
     double deadline = 0;
     bool resync = false;
     double arrival = 0;
   };
-  Agreement agree(double start, bool wants_resync);
+  Agreement agree(double start, bool wants_resync, double delay);
   void apply_pending_update();
   // Ground truth (test clocks), with the bound already in `call`: this
   // process's true clock error at the exit against its bound; and, when there
@@ -101,11 +102,13 @@ class BarrierProtocol {
   logic::CommRecord record_;
   logic::CallLog log_{512};  // small enough that observe's flush (and resync) comes often
   std::optional<logic::SlackController> slack_;  // the same on every member
-  // The last agreement's need, late exit and slack (sent with the next), and
-  // what the slack learns from them at the start of the next call.
+  // The last agreement's need, late exit, slack and longest delay (sent with
+  // the next), and what the slack learns from them at the start of the next
+  // call.
   double pending_need_ = -1;
   bool pending_late_ = false;
   double pending_slack_ = 0;
+  double pending_delay_ = 0;
   struct SlackUpdate {
     logic::SlackController::Outcome outcome;
     double last_entry;
