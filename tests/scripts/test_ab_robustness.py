@@ -36,8 +36,9 @@ forks a "rank" in a process group of its own that ignores SIGTERM (as Open
 MPI's ranks have groups of their own); with FAKE_STRAY it also leaves a
 process outside the job's session that writes a report to the attempt's
 HARMONIZE_REPORT once released (a job that survived whatever was done).
-FAKE_STDERR: text for stderr; FAKE_EXIT: exit status; FAKE_FILL: bytes of
-filler output before the table."""
+FAKE_STDERR: text for stderr; FAKE_STDOUT_END: text for stdout after the
+table (MPICH's launcher prints its banner there); FAKE_EXIT: exit status;
+FAKE_FILL: bytes of filler output before the table."""
 import json, os, signal, sys, time
 from pathlib import Path
 
@@ -87,6 +88,7 @@ if (state / "stray-pid").exists() and not (state / "release").exists():
 sys.stderr.write(os.environ.get("FAKE_STDERR", ""))
 sys.stdout.write("#" * int(os.environ.get("FAKE_FILL", "0")) + "\n")
 sys.stdout.write(Path(os.environ["FAKE_OUTPUT"]).read_text())
+sys.stdout.write(os.environ.get("FAKE_STDOUT_END", ""))
 sys.stdout.flush()
 if report and report != "none":
     write_report(f"attempt {attempt}")
@@ -347,6 +349,51 @@ def test_failed_run_reason_is_the_programs_error(tmp_path, bench, stderr, reason
     first = status["errors"][0].splitlines()[0]
     assert first.startswith(f"command exited with status 3: {reason}"), first
     assert "FAILED in" in result.stderr and reason in result.stderr
+
+
+# A rank killed by SIGSEGV (issue 25, D5): recorded on this machine with a
+# 2-rank program whose rank 1 raises SIGSEGV (tests/fixtures/crash/).
+CRASH = FIXTURES / "crash"
+# MPICH's wording with the rank and signal (as quoted in issue 25): MPICH 4.0.2
+# here prints only PID and EXIT CODE in its banner.
+MPICH_KILLED = ("\n" + "=" * 83 + "\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+                "=   RANK 1 PID 8121 RUNNING AT vm\n=   EXIT CODE: 139\n"
+                "=   KILLED BY SIGNAL: 11 (Segmentation fault)\n" + "=" * 83 + "\n")
+
+
+@pytest.mark.parametrize("stderr, stdout_end, status, reason", [
+    # Open MPI 4.1.4: its backtrace, the useless "Primary job terminated
+    # normally" box, then the box that names the rank and the signal.
+    ((CRASH / "openmpi-4.1.4-segv.stderr.txt").read_text(), "", 139,
+     "mpiexec.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 11 "
+     "(Segmentation fault)."),
+    # MPICH 4.0.2 (UCX): UCX's line on stderr, Hydra's banner on stdout (status 11).
+    ((CRASH / "mpich-4-segv.stderr.txt").read_text(), (CRASH / "mpich-4-segv.stdout.txt").read_text(), 11,
+     "[vm:8121 :0:8121] Caught signal 11 (Segmentation fault: tkill(2) or tgkill(2) at address 0x1fb9)"),
+    # Hydra's banner alone, on stdout, as the issue quotes it: the rank joins the signal.
+    ("", MPICH_KILLED, 139, "RANK 1 PID 8121 RUNNING AT vm: KILLED BY SIGNAL: 11 (Segmentation fault)"),
+])
+def test_a_crashed_rank_is_reported_with_its_rank_and_signal(tmp_path, bench, stderr, stdout_end, status,
+                                                             reason):
+    command, env = bench
+    env.update(FAKE_STDERR=stderr, FAKE_STDOUT_END=stdout_end, FAKE_EXIT=str(status))
+    result = run_ab(tmp_path / "out", command, env, "-n", 1, "--sides", "A")
+    assert result.returncode == 3
+    status_json = json.loads((tmp_path / "out" / "runs" / "001-A" / "status.json").read_text())
+    first = status_json["errors"][0].splitlines()[0]
+    named = " (128 + 11: SIGSEGV, Segmentation fault)" if status == 139 else ""
+    assert first == f"command exited with status {status}{named}: {reason} (see stderr.txt)", first
+    assert reason in result.stderr
+
+
+@pytest.mark.parametrize("code, text", [
+    (3, "status 3"), (139, "status 139 (128 + 11: SIGSEGV, Segmentation fault)"),
+    (137, "status 137 (128 + 9: SIGKILL, Killed)"), (-9, "killed by signal 9 (SIGKILL, Killed)"),
+    (128, "status 128"), (255, "status 255"),
+])
+def test_exit_status_names_the_signal(code, text):
+    from harmonize_ab.runner import describe_exit
+    assert describe_exit(code) == text
 
 
 def summary_with_library(library, modes=None):
