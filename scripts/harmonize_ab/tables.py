@@ -5,10 +5,22 @@ import json
 import math
 
 
+NUMBER_WIDTH = 10  # characters: 9999999.99 us, a ratio of 999999.999
+
+
+def fit_number(value, decimals, width=NUMBER_WIDTH):
+    """Fixed decimals when they fit in `width` characters, else exponent
+    notation: a benchmark that prints 1e308 would otherwise make a column
+    309 digits wide."""
+    text = f"{value:.{decimals}f}"
+    return text if len(text) <= width or not math.isfinite(value) else f"{value:.2e}"
+
+
 def ratio_text(value, decimals):
     """Fixed decimals in the usual range; significant digits below it, where
     a disturbed run can push a ratio to 1e-4 (fixed decimals would say 0)."""
-    return f"{value:.{decimals}f}" if abs(value) >= 0.01 or value == 0 else f"{value:.{decimals}g}"
+    return fit_number(value, decimals) if abs(value) >= 0.01 or value == 0 else f"{value:.{decimals}g}"
+
 
 def human_seconds(value):
     """1.5e-7 -> '150 ns', 2.5e-5 -> '25.0 us' (ASCII, like the library's summary)."""
@@ -26,7 +38,7 @@ def human_seconds(value):
 def format_us(value):
     if value is None:
         return "-"
-    return f"{value:.2f}" if value < 1000 else f"{value:.0f}"
+    return fit_number(value, 2) if value < 1000 else fit_number(value, 0)
 
 
 def format_table(header, rows, align=None):
@@ -102,7 +114,7 @@ def side_cells(stats):
     """median, spread, runs of one side at one size."""
     if not stats:
         return ["-", "-", 0]
-    return [format_us(stats["median"]), f"{100 * stats['spread']:.1f}%", stats["runs"]]
+    return [format_us(stats["median"]), fit_number(100 * stats["spread"], 1) + "%", stats["runs"]]
 
 
 def sides_results_table(summary):
@@ -239,7 +251,7 @@ def span_text(low, high, decimals=2):
 
 def benefit_text(value):
     """b has a meaningful sign and zero: fixed decimals ('-0.001', not '-0.00124')."""
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else fit_number(value, 3)
 
 
 def seconds_span(low, high):

@@ -419,3 +419,37 @@ def test_library_table_note_says_why_there_are_no_statistics():
     # Side A has statistics, side B's reports list nothing: the table plus a note for B.
     mixed = tables.library_table(summary_with_library({"A": with_comms, "B": stats.merge_reports([without_comms])}))
     assert "MPI_COMM_WORLD" in mixed and "B harmonize: 1 report(s)" in mixed
+
+
+# ------------------------------------------------------------------ issue 25, D7: suspicious tables
+
+def test_a_table_that_repeats_a_size_fails_its_run_by_name(tmp_path, bench):
+    """It was merged silently: 'A = observe (1 runs ok)' with n 2 at that size."""
+    command, env = bench
+    table = tmp_path / "repeated.txt"
+    lines = BENCH_OUTPUT.read_text().splitlines(keepends=True)
+    first_row = next(i for i, line in enumerate(lines) if line.split()[:1] == ["4"])
+    table.write_text("".join(lines[:first_row + 2] + [lines[first_row]] + lines[first_row + 2:]))
+    env["FAKE_OUTPUT"] = str(table)
+    result = run_ab(tmp_path / "out", command, env, "-n", 1, "--sides", "A")
+    assert result.returncode == 3, result.stdout + result.stderr
+    # The stand-in prints a line before the table: line numbers are one further.
+    message = (f"benchmark output: line {first_row + 4}: size 4 of allreduce again (first on line "
+               f"{first_row + 2})")
+    assert "run 001-A FAILED" in result.stderr and message in result.stderr
+    assert f"001-A: {message}" in result.stdout
+    assert "(1 runs ok)" not in result.stdout
+
+
+def test_a_huge_value_keeps_the_table_readable(tmp_path, bench):
+    command, env = bench
+    table = tmp_path / "huge.txt"
+    table.write_text(BENCH_OUTPUT.read_text().replace("\n4                       0.37\n",
+                                                      "\n4                       1e308\n"))
+    env["FAKE_OUTPUT"] = str(table)
+    result = run_ab(tmp_path / "out", command, env, "-n", 1)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = (tmp_path / "out" / "table.txt").read_text()
+    row = next(line.split() for line in text.splitlines() if line.split()[:1] == ["4"])
+    assert row[1] == row[4] == "1.00e+308", row
+    assert max(len(line) for line in text.splitlines()) < 200

@@ -350,3 +350,26 @@ def test_arrival_rows_give_b_of_the_valid_calls():
     # Without a pattern other than none there is nothing to show.
     plain = {"t0": ("none", 0.0, "setting"), "ref": (None, None, None)}
     assert not stats.arrival_summary(points, ["ref", "t0"], plain)["applies"]
+
+
+# ------------------------------------------------------------------ issue 25, D7: wide numbers
+
+@pytest.mark.parametrize("value, decimals, text", [
+    (12.3456, 2, "12.35"), (1234.5, 2, "1234.50"), (1e308, 2, "1.00e+308"), (-1e308, 3, "-1.00e+308"),
+    (123456789.0, 2, "1.23e+08"), (1234567.0, 2, "1234567.00"), (math.inf, 2, "inf"), (0.0, 3, "0.000"),
+])
+def test_numbers_fit_their_column(value, decimals, text):
+    assert tables.fit_number(value, decimals) == text
+
+
+def test_a_huge_latency_does_not_break_the_table():
+    points = stats.collect_points([("A", [Row("allreduce", 4, 1e308), Row("allreduce", 8, 2.0)]),
+                                   ("B", [Row("allreduce", 4, 1.0), Row("allreduce", 8, 1e-300)])])
+    summary = {"sides": ["A", "B"], "modes": {"A": "observe", "B": "harmonize"}, "metric": "avg",
+               "comparison_pair": ["A", "B"], "results": stats.aggregate_points(points, ["A", "B"])}
+    text = tables.results_table(summary)
+    assert max(len(line) for line in text.splitlines()) < 120, text
+    row = next(line.split() for line in text.splitlines() if line.split()[:1] == ["4"])
+    assert row[1] == "1.00e+308" and row[7] == "1.00e+308"  # A's median; delta
+    row = next(line.split() for line in text.splitlines() if line.split()[:1] == ["8"])
+    assert row[4] == "0.00" and row[7] == "2.00e+300"  # B's 1e-300 us; delta
