@@ -88,6 +88,9 @@ def build_parser():
     parser.add_argument("--resume", action="store_true",
                         help="continue in an existing output directory: rerun failed or missing runs, "
                              "add runs when -n grew")
+    parser.add_argument("--stop-stale", action="store_true",
+                        help="with --resume: stop a job an earlier harmonize-ab left running (it was "
+                             "killed with SIGKILL) instead of refusing to run beside it")
     parser.add_argument("--aggregate", action="store_true",
                         help="do not run anything; recompute the outputs from an existing directory")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -171,6 +174,8 @@ def make_plan(args, script_dir):
                                           f"side {side}")
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
+    if args.stop_stale and not args.resume:
+        raise ValueError("--stop-stale goes with --resume (it stops a job left running in the output directory)")
     if args.t0 is not None and not args.aggregate and args.t0 not in sides:
         raise ValueError(f"--t0 {args.t0}: no such side (the sides: {', '.join(sides)})")
     library = str(Path(args.library).resolve()) if args.library else None
@@ -183,6 +188,22 @@ def make_plan(args, script_dir):
 def legacy_sides(sides):
     """Only the predefined A, B, C: the tables keep their A/B layout."""
     return set(sides) <= set(runner.SIDE_MODES)
+
+
+def stray_warnings(ok_runs):
+    """A file in a run's directory that is not its attempt's was written by a
+    job of an earlier attempt that ran on beside it (its report name)."""
+    warnings = []
+    for run in ok_runs:
+        status = run["status"]
+        if status.get("stray_files"):
+            names = ", ".join(status["stray_files"])
+            verb = "does" if len(status["stray_files"]) == 1 else "do"
+            warnings.append(f"run {status['id']}: {names} {verb} not belong to its attempt "
+                            f"({status.get('attempt')}): a job of an earlier attempt was still running "
+                            f"during this run, which may have disturbed it; check the machine for leftover "
+                            f"processes, then delete runs/{status['id']} and --resume to measure it again")
+    return warnings
 
 
 def summarize(plan, output, metric, t0=None):
@@ -227,6 +248,7 @@ def summarize(plan, output, metric, t0=None):
         "arrival": arrival,
         "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
                                                              "log", "superseded")} for f in failed],
+        "warnings": stray_warnings(ok_runs),
         "output_directory": str(output.resolve()),
     }
 
@@ -315,7 +337,7 @@ def run(args, output, script_dir):
     if not args.aggregate:
         try:
             statuses = runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout,
-                                      quiet=args.quiet, fail_fast=args.fail_fast)
+                                      quiet=args.quiet, fail_fast=args.fail_fast, stop_stale=args.stop_stale)
         except runner.PlanError as failure:
             error(failure)
             return EXIT_USAGE

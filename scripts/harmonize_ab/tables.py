@@ -353,6 +353,8 @@ def terminal_report(summary):
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
+    if summary.get("warnings"):
+        parts += [""] + [f"warning: {warning}" for warning in summary["warnings"]]
     return "\n".join(parts) + "\n"
 
 

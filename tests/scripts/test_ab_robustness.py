@@ -213,8 +213,60 @@ def test_a_job_that_survived_cannot_pass_its_report_off_as_the_reruns(tmp_path, 
         commands = [(output / "runs" / name / "command.txt").read_text() for name in ("001-A.failed-1", "001-A")]
         paths = [next(word for word in text.split() if word.startswith("HARMONIZE_REPORT=")) for text in commands]
         assert paths[0] != paths[1]
+        # The survivor's report (issue 25, D8) is flagged: the run measured beside it.
+        stray = Path(paths[0].partition("=")[2]).name
+        assert (output / "runs" / "001-A" / stray).exists()
+        [warning] = json.loads((output / "summary.json").read_text())["warnings"]
+        assert warning.startswith(f"run 001-A: {stray} does not belong to its attempt")
+        assert "was still running during this run" in warning
+        assert f"warning: {warning}" in resumed.stdout
     finally:
         (state / "release").write_text("")
+        kill_leftovers(state)
+
+
+def kill_harmonize_ab_during_the_first_run(output, command, env):
+    """Start harmonize-ab, wait until the benchmark runs, SIGKILL harmonize-ab
+    only: its job (a session of its own) runs on. Returns the job's pid."""
+    state = Path(env["FAKE_STATE"])
+    process = subprocess.Popen(ab_arguments(output, command, "-n", 1, "--sides", "A"), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        assert wait_until(lambda: (state / "attempt-1").exists()), "the benchmark never started"
+    finally:
+        process.kill()
+        process.communicate()
+    return int((state / "attempt-1").read_text())
+
+
+def test_resume_refuses_to_run_beside_an_orphaned_job(tmp_path, bench):
+    """Issue 25, D8: after `kill -9` of harmonize-ab, --resume ran the rerun
+    beside the orphaned job (27.7 s instead of 2.3 s), exit 0, no warning."""
+    command, env = bench
+    env.update(FAKE_HANG="1")
+    output = tmp_path / "out"
+    state = Path(env["FAKE_STATE"])
+    try:
+        pid = kill_harmonize_ab_during_the_first_run(output, command, env)
+        assert alive(pid)
+        group = os.getpgid(pid)
+        resumed = run_ab(output, command, env, "-n", 1, "--sides", "A", "--resume")
+        assert resumed.returncode == 2, resumed.stdout + resumed.stderr
+        job = json.loads((output / "runs" / "001-A" / "job.json").read_text())
+        assert (job["pid"], job["pgid"]) == (group, group) and job["host"] == os.uname().nodename
+        [line] = error_lines(resumed.stderr)
+        assert f"the job of run 001-A is still running: process group {group}" in line
+        assert f"kill -- -{group}" in line and "--stop-stale" in line
+        assert not (state / "attempt-2").exists() and alive(pid)
+        assert not (output / "runs" / "001-A.failed-1").exists()
+        # --stop-stale stops it (SIGTERM to its group), then reruns the run.
+        stopped = run_ab(output, command, env, "-n", 1, "--sides", "A", "--resume", "--stop-stale")
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert f"stopped the job of run 001-A (process group {group}" in stopped.stderr
+        assert not alive(pid) and (state / "attempt-2").exists()
+        assert json.loads((output / "summary.json").read_text())["warnings"] == []
+    finally:
         kill_leftovers(state)
 
 
