@@ -651,7 +651,8 @@ def preflight(plan, output, harmonize_run, launcher_kind, side):
             if line.startswith("harmonize-run: note:")]
 
 
-def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, stop_stale=False):
+def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, stop_stale=False,
+            say_skipped=True):
     """Run every scheduled run that is not complete yet; returns the new statuses."""
     check_stale_jobs(output, stop_stale, Progress(0, quiet).say)
     todo = []
@@ -665,7 +666,8 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, 
             keep_failed_attempt(directory)
         todo.append((index, side))
     progress = Progress(len(todo), quiet)
-    progress.skipped(skipped)
+    if say_skipped:
+        progress.skipped(skipped)
     launcher, _ = split_launcher(plan["command"])
     launcher_kind = None
     if launcher is not None:
