@@ -4,10 +4,11 @@ import json
 import shlex
 import signal
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
-from . import plots, runner, stats, tables
+from . import decide, plots, runner, stats, tables
 from . import sides as sides_module
 from .parsing import ParseError
 
@@ -32,6 +33,8 @@ examples:
   harmonize-ab -n 5 --sides A,B,C -o out -- mpiexec -n 4 ./osu_allreduce -f
   harmonize-ab -o out --resume -n 10 -- mpiexec -n 4 ./osu_allreduce -f   (5 more runs per side)
   harmonize-ab -o out --aggregate                                         (recompute outputs only)
+  harmonize-ab -n 5 --until-decided --max-runs 20 --max-time 30m -o out -- mpiexec -n 4 ./osu_allreduce -f
+      (one more run per side at a time until delta per call is decided at every size)
   harmonize-ab -n 5 -o late --side native:MODE=observe \\
       --sweep ARRIVAL=rank:0:0us,1us,5us,20us,100us -- mpiexec -n 4 ./osu_allreduce -f
       (sides native, 0us, 1us, 5us, 20us, 100us: process 0 arrives late by that much;
@@ -43,6 +46,10 @@ MODE defaults to harmonize); a comma starts a new setting only before KEY= in
 capitals. --sweep KEY=V1,V2,...: one side per value; a value without ':'
 replaces the last ':' field of the first (rank:0:0us,5us -> rank:0:5us); the
 side is named after what differs (5us), else after the whole value.
+
+delta per call (the collective itself): its 95% interval is the wider of the
+pooled calls' and a cluster bootstrap over runs (runs resampled with replacement,
+fixed seed), so one disturbed run widens it; decided needs 3 runs a side.
 
 exit status: 0 all runs ok, 1 some runs failed (results from the others),
 2 usage error, 3 no usable run, 4 the output directory cannot be written
@@ -88,6 +95,20 @@ def build_parser():
     parser.add_argument("--resume", action="store_true",
                         help="continue in an existing output directory: rerun failed or missing runs, "
                              "add runs when -n grew")
+    parser.add_argument("--until-decided", action="store_true",
+                        help="after the -n runs, add one run per side at a time until the delta of every "
+                             "size (per call, --decide-on) is decided or the budget is spent")
+    parser.add_argument("--max-runs", type=int, metavar="N",
+                        help=f"with --until-decided: at most N runs per side (default {decide.DEFAULT_MAX_RUNS})")
+    parser.add_argument("--max-time", metavar="T",
+                        help="with --until-decided: no new round once T would be exceeded (seconds, or "
+                             f"with s, m, h; default {decide.DEFAULT_MAX_TIME / 60:g}m)")
+    parser.add_argument("--decide-on", choices=decide.FIGURES, default="local",
+                        help="with --until-decided: the per-call figure whose delta must be decided: each "
+                             "process's own time (local, what OSU averages; default) or t_global")
+    parser.add_argument("--stop-stale", action="store_true",
+                        help="with --resume: stop a job an earlier harmonize-ab left running (it was "
+                             "killed with SIGKILL) instead of refusing to run beside it")
     parser.add_argument("--aggregate", action="store_true",
                         help="do not run anything; recompute the outputs from an existing directory")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -171,8 +192,12 @@ def make_plan(args, script_dir):
                                           f"side {side}")
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
+    if args.stop_stale and not args.resume:
+        raise ValueError("--stop-stale goes with --resume (it stops a job left running in the output directory)")
     if args.t0 is not None and not args.aggregate and args.t0 not in sides:
         raise ValueError(f"--t0 {args.t0}: no such side (the sides: {', '.join(sides)})")
+    if decide.budget(args):
+        decide.check_sides(comparison_pair(sides), modes)
     library = str(Path(args.library).resolve()) if args.library else None
     return {"version": 1, "command": command, "runs": args.runs, "sides": sides, "modes": modes,
             "configs": configs, "settings": settings, "launcher_args": list(args.launcher_arg),
@@ -185,15 +210,36 @@ def legacy_sides(sides):
     return set(sides) <= set(runner.SIDE_MODES)
 
 
+def stray_warnings(ok_runs):
+    """A file in a run's directory that is not its attempt's was written by a
+    job of an earlier attempt that ran on beside it (its report name)."""
+    warnings = []
+    for run in ok_runs:
+        status = run["status"]
+        if status.get("stray_files"):
+            names = ", ".join(status["stray_files"])
+            verb = "does" if len(status["stray_files"]) == 1 else "do"
+            warnings.append(f"run {status['id']}: {names} {verb} not belong to its attempt "
+                            f"({status.get('attempt')}): a job of an earlier attempt was still running "
+                            f"during this run, which may have disturbed it; check the machine for leftover "
+                            f"processes, then delete runs/{status['id']} and --resume to measure it again")
+    return warnings
+
+
+def comparison_pair(sides):
+    """The two sides compared per call: A and B when both run, else the first two."""
+    if "A" in sides and "B" in sides:
+        return ("A", "B")
+    return (sides[0], sides[1]) if len(sides) > 1 else (sides[0], sides[0])
+
+
 def summarize(plan, output, metric, t0=None):
     """Everything on disk -> the summary dict (pure apart from reading files)."""
     ok_runs, failed = runner.collect(output, plan)
     sides = plan["sides"]
     per_side_rows = [(run["status"]["side"], run["rows"]) for run in ok_runs]
     points = stats.collect_points(per_side_rows, metric=f"{metric}_us")
-    pair = (sides[0], sides[1]) if len(sides) > 1 else (sides[0], sides[0])
-    if "A" in sides and "B" in sides:
-        pair = ("A", "B")
+    pair = comparison_pair(sides)
     library = {}
     collective_points = {}
     arrivals = {}
@@ -227,6 +273,7 @@ def summarize(plan, output, metric, t0=None):
         "arrival": arrival,
         "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
                                                              "log", "superseded")} for f in failed],
+        "warnings": stray_warnings(ok_runs),
         "output_directory": str(output.resolve()),
     }
 
@@ -304,6 +351,42 @@ def main(argv, script_dir):
         return EXIT_OUTPUT
 
 
+def say(args, text):
+    if not args.quiet:
+        print(f"harmonize-ab: {text}", file=sys.stderr, flush=True)
+
+
+def run_rounds(args, plan, output):
+    """The runs asked for; with --until-decided then one round (a run of
+    every side, interleaved as before) at a time while a size is undecided
+    and the budget allows. (statuses, summary["until_decided"] or None)."""
+    started = time.monotonic()
+    statuses = runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,
+                              fail_fast=args.fail_fast, stop_stale=args.stop_stale)
+    limits = decide.budget(args)
+    if not limits:
+        return statuses, None
+    while True:
+        summary = summarize(plan, output, args.metric, args.t0)
+        still_open = decide.open_sizes(summary, args.decide_on)
+        elapsed = time.monotonic() - started
+        rounds = len(statuses) / len(plan["sides"])
+        stopped = decide.stop_reason(summary, args.decide_on, still_open, plan["runs"], limits, elapsed,
+                                     elapsed / rounds if rounds else None)
+        if stopped is None and args.fail_fast and any(not status["ok"] for status in statuses):
+            stopped = "a run failed (--fail-fast)"
+        if stopped:
+            say(args, f"until decided: {stopped} after {plan['runs']} runs per side")
+            return statuses, decide.record(args.decide_on, plan["runs"], elapsed, stopped, summary, still_open)
+        first = f"{still_open[0]['size']}: {still_open[0]['reason']}" + (", ..." if len(still_open) > 1 else "")
+        say(args, f"until decided: {len(still_open)} of {len(summary['collectives'])} sizes undecided after "
+                  f"{plan['runs']} runs per side ({first}); one more run per side")
+        plan["runs"] += 1
+        runner.write_json(output / "plan.json", plan)
+        statuses += runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,
+                                   fail_fast=args.fail_fast, say_skipped=False)
+
+
 def run(args, output, script_dir):
     try:
         plan = make_plan(args, script_dir)
@@ -311,11 +394,13 @@ def run(args, output, script_dir):
     except (ValueError, runner.PlanError) as failure:
         error(failure)
         return EXIT_USAGE
-    statuses = []
+    statuses, until = [], None
     if not args.aggregate:
         try:
-            statuses = runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout,
-                                      quiet=args.quiet, fail_fast=args.fail_fast)
+            statuses, until = run_rounds(args, plan, output)
+        except (ValueError, ParseError) as failure:
+            error(f"cannot aggregate {output}: {failure}")
+            return EXIT_NOTHING
         except runner.PlanError as failure:
             error(failure)
             return EXIT_USAGE
@@ -330,6 +415,8 @@ def run(args, output, script_dir):
     except (ValueError, ParseError) as failure:
         error(f"cannot aggregate {output}: {failure}")
         return EXIT_NOTHING
+    if until:
+        summary["until_decided"] = until
     text, plot_paths, plot_note = write_outputs(summary, output, not args.no_plots)
     print(text, end="")
     print(f"\nharmonize-ab: table {output / 'table.txt'}, CSV {output / 'results.csv'}, "

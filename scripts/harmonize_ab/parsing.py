@@ -100,6 +100,18 @@ def _benchmark_name(title):
     return cleaned or "benchmark"
 
 
+def _check_once(seen, row, line_number):
+    """A size appears once per benchmark and process count: a table that
+    repeats one would be merged as if another run had measured it."""
+    key = (row.benchmark, row.processes, row.size)
+    if key in seen:
+        processes = f" ({row.processes} processes)" if row.processes else ""
+        raise ParseError(f"line {line_number}: size {row.size} of {row.benchmark}{processes} again "
+                         f"(first on line {seen[key]}); a size may appear once per benchmark, else its "
+                         "runs would be counted twice")
+    seen[key] = line_number
+
+
 def _number(token, line_number, column):
     if not _NUMBER.match(token):
         raise ParseError(f"line {line_number}: {column} is {token!r}, not a number")
@@ -113,6 +125,7 @@ def parse_osu_style(text):
     columns = None
     names = []
     rows_in_table = 0
+    seen = {}
     lines = text.splitlines()
     ends_with_newline = text.endswith("\n")
     for index, line in enumerate(lines):
@@ -160,6 +173,7 @@ def parse_osu_style(text):
                         avg_us=values["avg_us"], min_us=values.get("min_us"),
                         max_us=values.get("max_us"), iterations=values.get("iterations"),
                         extra=extra))
+        _check_once(seen, rows[-1], line_number)
         rows_in_table += 1
     if columns is not None and rows_in_table == 0:
         raise ParseError("the table header is there but no result rows follow (truncated or "
@@ -189,6 +203,7 @@ def parse_imb(text):
     columns = None
     rows_in_table = 0
     pending_header_line = None
+    seen = {}
     lines = text.splitlines()
     ends_with_newline = text.endswith("\n")
 
@@ -245,6 +260,7 @@ def parse_imb(text):
                         processes=processes,
                         extra={k: v for k, v in values.items()
                                if k not in ("size", "avg_us", "min_us", "max_us", "iterations")}))
+        _check_once(seen, rows[-1], line_number)
         rows_in_table += 1
     close_table(len(lines) + 1)
     if not rows:

@@ -20,6 +20,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -255,6 +256,16 @@ def head(path, lines=20):
 
 
 BOX_EDGE = re.compile(r"^([-=*])\1{9,}$")  # Open MPI's ---- boxes, MPICH's ==== banners
+# A crashed rank: "exited on signal 11 (Segmentation fault)" (Open MPI), "KILLED
+# BY SIGNAL: 11" and "(signal 11)" (MPICH), "Caught signal 11" (UCX), "Signal:
+# Segmentation fault (11)" (Open MPI's backtrace), or a signal's name.
+SIGNAL_WORDS = re.compile(r"\bsignal:?\s*\d+|\bSignal: "
+                          r"|\bSIG(SEGV|BUS|ABRT|FPE|ILL|KILL|TERM|INT|HUP|PIPE|QUIT|TRAP|SYS)\b", re.IGNORECASE)
+RANK_WORDS = re.compile(r"\brank\s+\d+", re.IGNORECASE)
+# A crash handler's backtrace (Open MPI's "[host:pid] [ 3] ./prog(+0x11c3)",
+# UCX's " 3  ./prog(+0x11be) [0x55...]"): says where, never why.
+BACKTRACE = re.compile(r"^\[[^\]]+\]\s*(\*\*\*|\[\s*\d+\]|Signal code:|Failing at address:)"
+                       r"|^\d+\s+\S.*\[0x[0-9a-f]+\]$|^=+ backtrace\b")
 
 
 def is_library_aside(line):
@@ -265,9 +276,8 @@ def is_library_aside(line):
         line.startswith("harmonize:") and not line.startswith("harmonize: error:"))
 
 
-def failure_reason(text):
-    """The line of a failed run's stderr that says why: the program's (or the
-    library's error), else a launcher's notice, else whatever there is."""
+def classify_lines(text):
+    """(program's lines, launcher notices, asides) of a run's output."""
     program, launcher, asides = [], [], []
     in_box = False
     for line in (raw.strip() for raw in text.splitlines()):
@@ -275,13 +285,66 @@ def failure_reason(text):
             in_box = not in_box
         elif not line.strip("-*= "):
             continue
-        elif is_library_aside(line):
+        elif is_library_aside(line) or BACKTRACE.search(line):
             asides.append(line)
         elif in_box or line.startswith("="):
-            launcher.append(line)
+            launcher.append(line.lstrip("= "))
         else:
             program.append(line)
-    return next((group[0] for group in (program, launcher, asides) if group), "")
+    return program, launcher, asides
+
+
+def informative(line):
+    """How much a line says about a crash: its signal counts most, then the rank."""
+    return 2 * bool(SIGNAL_WORDS.search(line)) + bool(RANK_WORDS.search(line))
+
+
+def crash_reason(lines, notices):
+    """The line that best names a crash (signal, then rank; the first of
+    equals), joined with a notice naming the rank when it does not (MPICH
+    says RANK and KILLED BY SIGNAL on lines of their own); None without one."""
+    crashes = [line for line in lines if SIGNAL_WORDS.search(line)]
+    if not crashes:
+        return None
+    best = max(crashes, key=informative)  # max keeps the first of equals
+    rank = next((line for line in notices if RANK_WORDS.search(line)), None)
+    return best if RANK_WORDS.search(best) or rank is None else f"{rank}: {best}"
+
+
+def failure_reason(stderr, stdout_end=""):
+    """The line of a failed run's output that says why: a crashed rank's
+    signal, else the program's (or the library's error), else a launcher's
+    notice, else whatever there is. `stdout_end` is the end of its stdout,
+    where MPICH's launcher prints its banner (the rest is the benchmark's)."""
+    program, launcher, asides = classify_lines(stderr)
+    out_program, out_launcher, _ = classify_lines(stdout_end)
+    notices = launcher + out_launcher
+    # Open MPI's first box ("Primary job terminated normally, but 1 process
+    # returned") says nothing; the one naming the rank and signal follows.
+    crash = crash_reason(program + notices + out_program, notices)
+    if crash:
+        return crash
+    if program or notices:
+        return (program or sorted(notices, key=informative, reverse=True))[0]
+    return asides[0] if asides else ""
+
+
+def signal_text(number):
+    """'SIGSEGV, Segmentation fault' for 11; None for no such signal."""
+    try:
+        return f"{signal.Signals(number).name}, {signal.strsignal(number)}"
+    except ValueError:
+        return None
+
+
+def describe_exit(code):
+    """'status 139 (128 + 11: SIGSEGV, Segmentation fault)': a shell, mpiexec
+    and srun exit with 128 + N for a process killed by signal N; Popen's -N
+    means the command itself was killed."""
+    if code < 0:
+        return f"killed by signal {-code}" + (f" ({signal_text(-code)})" if signal_text(-code) else "")
+    named = signal_text(code - 128) if 128 < code < 128 + 65 else None
+    return f"status {code}" + (f" (128 + {code - 128}: {named})" if named else "")
 
 
 def check_run(run_dir, mode, exit_code):
@@ -291,9 +354,10 @@ def check_run(run_dir, mode, exit_code):
     if exit_code is not None and exit_code != 0:
         last = tail(run_dir / "stderr.txt", lines=12)
         # The first line is what the progress line and the table show.
-        reason = failure_reason(head(run_dir / "stderr.txt", lines=200))
+        reason = failure_reason(head(run_dir / "stderr.txt", lines=200), tail(run_dir / "stdout.txt", lines=40))
         summary = f": {reason}" if reason else ""
-        errors.append(f"command exited with status {exit_code}{summary} (see stderr.txt)"
+        how = "was " if exit_code < 0 else "exited with "
+        errors.append(f"command {how}{describe_exit(exit_code)}{summary} (see stderr.txt)"
                       + (f"\nstderr ends:\n{last}" if last else ""))
     try:
         rows = len(parse_output((run_dir / "stdout.txt").read_text(errors="replace")).rows)
@@ -312,17 +376,25 @@ def check_run(run_dir, mode, exit_code):
     return errors, rows
 
 
-def session_members(session):
-    """Live processes of a session, from /proc (Linux; [] elsewhere)."""
+def proc_stat(pid):
+    """(state, process group, session, start time in clock ticks after boot)
+    of a process, from /proc (Linux); None when it is gone or unreadable."""
+    try:
+        # After "pid (command)": state, ppid, process group, session, ... field 22 start time.
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[2]), int(fields[3]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def session_members(session, started_since=0):
+    """Live processes of a session, from /proc (Linux; [] elsewhere); with
+    `started_since`, only those started at or after that tick."""
     members = []
     for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            # After "pid (command)": state, ppid, process group, session.
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[3]) == session and fields[0] not in ("Z", "X"):
-                members.append(int(entry.name))
-        except (OSError, IndexError, ValueError):
-            continue
+        stat = proc_stat(entry.name)
+        if stat and stat[2] == session and stat[0] not in ("Z", "X") and stat[3] >= started_since:
+            members.append(int(entry.name))
     return members
 
 
@@ -357,8 +429,9 @@ def stop_job(process, grace=10):
             continue  # keep reaping: the job is being killed already
 
 
-def execute(argv, run_dir, timeout):
-    """Run argv with output into the run directory; (exit code or None, seconds, timed out)."""
+def execute(argv, run_dir, timeout, on_start=None):
+    """Run argv with output into the run directory; (exit code or None, seconds, timed out).
+    `on_start(process)` is called once the job runs."""
     started = time.monotonic()
     with open(run_dir / "stdout.txt", "wb") as out, open(run_dir / "stderr.txt", "wb") as err:
         try:
@@ -371,6 +444,8 @@ def execute(argv, run_dir, timeout):
             return 127, time.monotonic() - started, False
         finished = False
         try:
+            if on_start:
+                on_start(process)
             code = process.wait(timeout=timeout)
             finished = True
             return code, time.monotonic() - started, False
@@ -401,6 +476,109 @@ def take_report(directory, report_path):
             raise OutputError(f"cannot rename {report_path} to report.json: {error.strerror}") from error
 
 
+def boot_id():
+    """This boot's id: process start times count from it (None off Linux)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+
+
+def record_job(directory, process, attempt):
+    """job.json: where the job runs, so that a later --resume can tell whether
+    it outlived its harmonize-ab (killed with SIGKILL: nobody stopped it)."""
+    stat = proc_stat(process.pid)
+    write_json(directory / "job.json", {
+        "attempt": attempt, "pid": process.pid, "pgid": stat[1] if stat else process.pid,
+        "sid": stat[2] if stat else process.pid, "start_ticks": stat[3] if stat else 0,
+        "host": socket.gethostname(), "boot_id": boot_id(),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+
+
+def job_processes(job):
+    """Live processes of a recorded job on this host: its session's members
+    started no earlier than it (a session id is not reused while a member
+    lives). None when the job ran on another host (nothing to look at)."""
+    if job.get("host") != socket.gethostname():
+        return None
+    if job.get("boot_id") and job["boot_id"] != boot_id():
+        return []  # the machine rebooted since
+    leader = proc_stat(job["pid"])
+    if leader and leader[3] != job.get("start_ticks"):
+        return []  # its pid belongs to another process now: the job is gone
+    return session_members(job["sid"], job.get("start_ticks") or 0)
+
+
+def unfinished_jobs(output):
+    """[(run directory, job record)] of attempts whose job started and whose
+    run never ended (job.json without status.json): their harmonize-ab died."""
+    runs_dir = output / "runs"
+    found = []
+    for directory in sorted(runs_dir.iterdir()) if runs_dir.is_dir() else []:
+        if (directory / "job.json").exists() and not (directory / "status.json").exists():
+            try:
+                found.append((directory, read_json(directory / "job.json", required=("pid", "sid"))))
+            except DamagedFile:
+                continue  # a job.json cut short by SIGKILL: nothing known to check
+    return found
+
+
+def stop_stale_job(job, grace=10):
+    """SIGTERM to the job's process group (the launcher takes its ranks down),
+    SIGKILL after `grace` seconds to whatever is left of its session (Open
+    MPI's ranks have groups of their own). Not our child: poll, do not wait."""
+    try:
+        os.kill(-job["pgid"], signal.SIGTERM)
+    except OSError:
+        pass
+    deadline = time.monotonic() + grace
+    while job_processes(job) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in job_processes(job) or []:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    while job_processes(job):
+        time.sleep(0.05)
+
+
+def check_stale_jobs(output, stop, say):
+    """Refuse to run beside a job an earlier harmonize-ab left running (or,
+    with `stop`, stop it): both would measure each other's noise, and it
+    may still write a report into the rerun's directory."""
+    for directory, job in unfinished_jobs(output):
+        name = f"run {directory.name}"
+        processes = job_processes(job)
+        where = f"process group {job['pgid']} (pid {job['pid']}, host {job.get('host')})"
+        if processes is None:
+            say(f"note: the job of {name} ran on host {job.get('host')}; whether it still runs cannot "
+                f"be checked from {socket.gethostname()}: make sure {where} is gone")
+        elif processes and not stop:
+            raise PlanError(
+                f"--resume: the job of {name} is still running: {where}, {len(processes)} process(es), "
+                f"left by a harmonize-ab that was killed (e.g. kill -9) before it could stop it; new runs "
+                f"beside it would be disturbed. Stop it with `kill -- -{job['pgid']}` (ranks in groups "
+                f"of their own: `pkill -s {job['sid']}`), or add --stop-stale to let harmonize-ab stop it")
+        elif processes:
+            stop_stale_job(job)
+            say(f"stopped the job of {name} ({where}, {len(processes)} process(es)) left running by "
+                "an earlier harmonize-ab (--stop-stale)")
+
+
+# Files a run directory holds; any other was left by a job of an earlier
+# attempt (its report name), i.e. one that ran beside this run.
+RUN_FILES = ("command.txt", "stdout.txt", "stderr.txt", "report.json", "status.json", "job.json")
+
+
+def stray_files(directory, attempt):
+    own = f"report-{attempt}.json"
+    try:
+        return sorted(path.name for path in directory.iterdir() if path.name not in RUN_FILES + (own,))
+    except OSError:
+        return []
+
+
 def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
     directory = output / "runs" / run_id(index, side)
     directory.mkdir(parents=True)
@@ -412,7 +590,8 @@ def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
     argv = side_command(plan, side, report_path, harmonize_run, launcher_kind)
     write_text(directory / "command.txt", " ".join(shlex.quote(a) for a in argv) + "\n")
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    code, seconds, timed_out = execute(argv, directory, timeout)
+    code, seconds, timed_out = execute(argv, directory, timeout,
+                                       lambda process: record_job(directory, process, attempt))
     take_report(directory, report_path)
     mode = plan["modes"][side]
     errors, rows = check_run(directory, mode, code)
@@ -472,8 +651,10 @@ def preflight(plan, output, harmonize_run, launcher_kind, side):
             if line.startswith("harmonize-run: note:")]
 
 
-def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False):
+def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, stop_stale=False,
+            say_skipped=True):
     """Run every scheduled run that is not complete yet; returns the new statuses."""
+    check_stale_jobs(output, stop_stale, Progress(0, quiet).say)
     todo = []
     skipped = 0
     for index, side in schedule(plan["runs"], plan["sides"]):
@@ -485,7 +666,8 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False):
             keep_failed_attempt(directory)
         todo.append((index, side))
     progress = Progress(len(todo), quiet)
-    progress.skipped(skipped)
+    if say_skipped:
+        progress.skipped(skipped)
     launcher, _ = split_launcher(plan["command"])
     launcher_kind = None
     if launcher is not None:
@@ -557,6 +739,7 @@ def collect(output, plan):
             continue
         if status["side"] not in plan["sides"]:
             continue
+        status["stray_files"] = stray_files(directory, status.get("attempt"))
         ranks = ((report or {}).get("job") or {}).get("ranks")
         for row in rows:
             if row.processes is None and ranks:

@@ -5,10 +5,22 @@ import json
 import math
 
 
+NUMBER_WIDTH = 10  # characters: 9999999.99 us, a ratio of 999999.999
+
+
+def fit_number(value, decimals, width=NUMBER_WIDTH):
+    """Fixed decimals when they fit in `width` characters, else exponent
+    notation: a benchmark that prints 1e308 would otherwise make a column
+    309 digits wide."""
+    text = f"{value:.{decimals}f}"
+    return text if len(text) <= width or not math.isfinite(value) else f"{value:.2e}"
+
+
 def ratio_text(value, decimals):
     """Fixed decimals in the usual range; significant digits below it, where
     a disturbed run can push a ratio to 1e-4 (fixed decimals would say 0)."""
-    return f"{value:.{decimals}f}" if abs(value) >= 0.01 or value == 0 else f"{value:.{decimals}g}"
+    return fit_number(value, decimals) if abs(value) >= 0.01 or value == 0 else f"{value:.{decimals}g}"
+
 
 def human_seconds(value):
     """1.5e-7 -> '150 ns', 2.5e-5 -> '25.0 us' (ASCII, like the library's summary)."""
@@ -26,7 +38,7 @@ def human_seconds(value):
 def format_us(value):
     if value is None:
         return "-"
-    return f"{value:.2f}" if value < 1000 else f"{value:.0f}"
+    return fit_number(value, 2) if value < 1000 else fit_number(value, 0)
 
 
 def format_table(header, rows, align=None):
@@ -102,7 +114,7 @@ def side_cells(stats):
     """median, spread, runs of one side at one size."""
     if not stats:
         return ["-", "-", 0]
-    return [format_us(stats["median"]), f"{100 * stats['spread']:.1f}%", stats["runs"]]
+    return [format_us(stats["median"]), fit_number(100 * stats["spread"], 1) + "%", stats["runs"]]
 
 
 def sides_results_table(summary):
@@ -210,7 +222,7 @@ def collectives_table(summary):
     def delta(pooled, runs):
         cells = ["-", "-", "-"] if pooled is None else [
             ratio_text(pooled["delta"], 3), span_text(pooled["delta_low"], pooled["delta_high"], 3),
-            "yes" if pooled["decided"] else "no"]
+            decided_text(pooled)]
         return cells + (["-"] if runs is None else [span_text(runs["delta_low"], runs["delta_high"])])
 
     header = ["comm", "operation", "bytes", f"{first} local", f"{second} local", "delta", "95%",
@@ -229,8 +241,17 @@ def collectives_table(summary):
                       human_seconds(a["arrival_skew"]), human_seconds(b["arrival_skew"]), valid])
     return ("the collective itself, per call (library reports; figures: median over runs of each "
             "run's median over its calls; delta: of the pooled calls' medians, with its 95% "
-            "interval and whether that excludes 1; runs: the range of the runs' own deltas)\n"
+            "interval over runs (bootstrap) and whether that excludes 1; runs: the range of the "
+            "runs' own deltas)\n"
             + format_table(header, table, ["<", "<"] + [">"] * (len(header) - 2)))
+
+
+def decided_text(pooled):
+    """'yes', or why not: 'runs disagree', 'too few runs', 'no' (the interval holds 1)."""
+    if pooled["decided"]:
+        return "yes"
+    reason = pooled.get("reason")
+    return "no" if reason in (None, "interval holds 1") else reason
 
 
 def span_text(low, high, decimals=2):
@@ -239,7 +260,7 @@ def span_text(low, high, decimals=2):
 
 def benefit_text(value):
     """b has a meaningful sign and zero: fixed decimals ('-0.001', not '-0.00124')."""
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else fit_number(value, 3)
 
 
 def seconds_span(low, high):
@@ -306,6 +327,22 @@ def arrival_table(summary):
     return "\n".join(lines)
 
 
+def until_decided_text(until):
+    """What --until-decided did: when it stopped and why, and each size left undecided with why."""
+    lines = [f"until decided (delta of {until['figure']} per call): stopped after {until['runs_per_side']} "
+             f"runs per side, {until['seconds']:.1f} s: {until['stopped']}"]
+    if until["undecided"]:
+        lines.append(f"{len(until['undecided'])} of {until['sizes']} sizes undecided:")
+        for entry in until["undecided"]:
+            if "delta" not in entry:
+                lines.append(f"  {entry['size']}: {entry['reason']}")
+                continue
+            lines.append(f"  {entry['size']}: {entry['reason']} (delta {ratio_text(entry['delta'], 3)}, 95% "
+                         f"{span_text(entry['delta_low'], entry['delta_high'], 3)}, runs {entry['runs'][0]} "
+                         f"and {entry['runs'][1]})")
+    return "\n".join(lines)
+
+
 def failures_text(summary):
     failed = [f for f in summary["failed_runs"] if not f.get("superseded")]
     if not failed:
@@ -341,6 +378,10 @@ def terminal_report(summary):
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
+    if summary.get("until_decided"):
+        parts += ["", until_decided_text(summary["until_decided"])]
+    if summary.get("warnings"):
+        parts += [""] + [f"warning: {warning}" for warning in summary["warnings"]]
     return "\n".join(parts) + "\n"
 
 
@@ -421,8 +462,8 @@ def collectives_csv(summary):
                                                                ("local", "t_global", "arrival_skew")]
     for figure in ("local", "t_global"):
         header += [f"delta_{figure}", f"delta_{figure}_low95", f"delta_{figure}_high95",
-                   f"delta_{figure}_decided", f"delta_{figure}_runs_low", f"delta_{figure}_runs_high",
-                   f"delta_{figure}_exceeds_noise"]
+                   f"delta_{figure}_decided", f"delta_{figure}_undecided_because", f"delta_{figure}_runs_low",
+                   f"delta_{figure}_runs_high", f"delta_{figure}_exceeds_noise"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -435,8 +476,8 @@ def collectives_csv(summary):
                                                       ("local", "t_global", "arrival_skew")]
         for figure in ("local", "t_global"):
             p = (row.get("pooled") or {}).get(figure)
-            line += (["", "", "", ""] if p is None else
-                     [p["delta"], p["delta_low"], p["delta_high"], str(p["decided"]).lower()])
+            line += (["", "", "", "", ""] if p is None else
+                     [p["delta"], p["delta_low"], p["delta_high"], str(p["decided"]).lower(), p.get("reason") or ""])
             c = row["comparison"][figure]
             verdict = None if c is None else c["exceeds_noise"]
             line += (["", "", ""] if c is None else

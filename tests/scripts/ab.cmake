@@ -6,3 +6,5 @@ harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_end_to_end.py TIMEOUT 600)
 harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_robustness.py TIMEOUT 600)
 # Named sides and --sweep: b(delta) on a stand-in benchmark (no build, no MPI needed).
 harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_sweep.py)
+# delta intervals over runs and --until-decided on the same stand-in, one run disturbed on purpose.
+harmonize_pytest(${CMAKE_CURRENT_LIST_DIR}/test_ab_decide.py)

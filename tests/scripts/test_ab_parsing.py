@@ -130,3 +130,30 @@ def test_truncated_imb_row():
     cut = text[:text.index("         4096         1000         0.71") + 20]
     with pytest.raises(ParseError, match="truncated"):
         parse_output(cut)
+
+
+# Issue 25, D7: a size twice in one table was merged as two runs ("1 runs ok", n 2).
+REPEATED_OSU = ("# OSU MPI Allreduce Latency Test v7.4\n# Size       Avg Latency(us)\n"
+                "4                       0.37\n8                       0.39\n4                       0.41\n")
+
+
+def test_a_repeated_size_is_an_error_naming_both_lines():
+    with pytest.raises(ParseError) as error:
+        parse_output(REPEATED_OSU)
+    assert str(error.value) == ("line 5: size 4 of allreduce again (first on line 3); a size may appear "
+                                "once per benchmark, else its runs would be counted twice")
+
+
+def test_a_repeated_size_in_imb_is_an_error():
+    text = (BENCH / "imb-2021-mpi1-pingpong.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    first_row = next(i for i, line in enumerate(lines) if line.split()[:1] == ["0"])
+    repeated = "".join(lines[:first_row + 1] + [lines[first_row]] + lines[first_row + 1:])
+    with pytest.raises(ParseError, match=rf"line {first_row + 2}: size 0 of pingpong \(2 processes\) "
+                                         rf"again \(first on line {first_row + 1}\)"):
+        parse_output(repeated)
+
+
+def test_the_same_size_in_tables_of_other_process_counts_is_fine():
+    rows = parse("imb-2021-mpi1-allreduce-npmin.txt").rows
+    assert {r.processes for r in rows} == {2, 3}

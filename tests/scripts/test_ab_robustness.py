@@ -36,8 +36,9 @@ forks a "rank" in a process group of its own that ignores SIGTERM (as Open
 MPI's ranks have groups of their own); with FAKE_STRAY it also leaves a
 process outside the job's session that writes a report to the attempt's
 HARMONIZE_REPORT once released (a job that survived whatever was done).
-FAKE_STDERR: text for stderr; FAKE_EXIT: exit status; FAKE_FILL: bytes of
-filler output before the table."""
+FAKE_STDERR: text for stderr; FAKE_STDOUT_END: text for stdout after the
+table (MPICH's launcher prints its banner there); FAKE_EXIT: exit status;
+FAKE_FILL: bytes of filler output before the table."""
 import json, os, signal, sys, time
 from pathlib import Path
 
@@ -87,6 +88,7 @@ if (state / "stray-pid").exists() and not (state / "release").exists():
 sys.stderr.write(os.environ.get("FAKE_STDERR", ""))
 sys.stdout.write("#" * int(os.environ.get("FAKE_FILL", "0")) + "\n")
 sys.stdout.write(Path(os.environ["FAKE_OUTPUT"]).read_text())
+sys.stdout.write(os.environ.get("FAKE_STDOUT_END", ""))
 sys.stdout.flush()
 if report and report != "none":
     write_report(f"attempt {attempt}")
@@ -211,8 +213,60 @@ def test_a_job_that_survived_cannot_pass_its_report_off_as_the_reruns(tmp_path, 
         commands = [(output / "runs" / name / "command.txt").read_text() for name in ("001-A.failed-1", "001-A")]
         paths = [next(word for word in text.split() if word.startswith("HARMONIZE_REPORT=")) for text in commands]
         assert paths[0] != paths[1]
+        # The survivor's report (issue 25, D8) is flagged: the run measured beside it.
+        stray = Path(paths[0].partition("=")[2]).name
+        assert (output / "runs" / "001-A" / stray).exists()
+        [warning] = json.loads((output / "summary.json").read_text())["warnings"]
+        assert warning.startswith(f"run 001-A: {stray} does not belong to its attempt")
+        assert "was still running during this run" in warning
+        assert f"warning: {warning}" in resumed.stdout
     finally:
         (state / "release").write_text("")
+        kill_leftovers(state)
+
+
+def kill_harmonize_ab_during_the_first_run(output, command, env):
+    """Start harmonize-ab, wait until the benchmark runs, SIGKILL harmonize-ab
+    only: its job (a session of its own) runs on. Returns the job's pid."""
+    state = Path(env["FAKE_STATE"])
+    process = subprocess.Popen(ab_arguments(output, command, "-n", 1, "--sides", "A"), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        assert wait_until(lambda: (state / "attempt-1").exists()), "the benchmark never started"
+    finally:
+        process.kill()
+        process.communicate()
+    return int((state / "attempt-1").read_text())
+
+
+def test_resume_refuses_to_run_beside_an_orphaned_job(tmp_path, bench):
+    """Issue 25, D8: after `kill -9` of harmonize-ab, --resume ran the rerun
+    beside the orphaned job (27.7 s instead of 2.3 s), exit 0, no warning."""
+    command, env = bench
+    env.update(FAKE_HANG="1")
+    output = tmp_path / "out"
+    state = Path(env["FAKE_STATE"])
+    try:
+        pid = kill_harmonize_ab_during_the_first_run(output, command, env)
+        assert alive(pid)
+        group = os.getpgid(pid)
+        resumed = run_ab(output, command, env, "-n", 1, "--sides", "A", "--resume")
+        assert resumed.returncode == 2, resumed.stdout + resumed.stderr
+        job = json.loads((output / "runs" / "001-A" / "job.json").read_text())
+        assert (job["pid"], job["pgid"]) == (group, group) and job["host"] == os.uname().nodename
+        [line] = error_lines(resumed.stderr)
+        assert f"the job of run 001-A is still running: process group {group}" in line
+        assert f"kill -- -{group}" in line and "--stop-stale" in line
+        assert not (state / "attempt-2").exists() and alive(pid)
+        assert not (output / "runs" / "001-A.failed-1").exists()
+        # --stop-stale stops it (SIGTERM to its group), then reruns the run.
+        stopped = run_ab(output, command, env, "-n", 1, "--sides", "A", "--resume", "--stop-stale")
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert f"stopped the job of run 001-A (process group {group}" in stopped.stderr
+        assert not alive(pid) and (state / "attempt-2").exists()
+        assert json.loads((output / "summary.json").read_text())["warnings"] == []
+    finally:
         kill_leftovers(state)
 
 
@@ -349,6 +403,51 @@ def test_failed_run_reason_is_the_programs_error(tmp_path, bench, stderr, reason
     assert "FAILED in" in result.stderr and reason in result.stderr
 
 
+# A rank killed by SIGSEGV (issue 25, D5): recorded on this machine with a
+# 2-rank program whose rank 1 raises SIGSEGV (tests/fixtures/crash/).
+CRASH = FIXTURES / "crash"
+# MPICH's wording with the rank and signal (as quoted in issue 25): MPICH 4.0.2
+# here prints only PID and EXIT CODE in its banner.
+MPICH_KILLED = ("\n" + "=" * 83 + "\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+                "=   RANK 1 PID 8121 RUNNING AT vm\n=   EXIT CODE: 139\n"
+                "=   KILLED BY SIGNAL: 11 (Segmentation fault)\n" + "=" * 83 + "\n")
+
+
+@pytest.mark.parametrize("stderr, stdout_end, status, reason", [
+    # Open MPI 4.1.4: its backtrace, the useless "Primary job terminated
+    # normally" box, then the box that names the rank and the signal.
+    ((CRASH / "openmpi-4.1.4-segv.stderr.txt").read_text(), "", 139,
+     "mpiexec.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 11 "
+     "(Segmentation fault)."),
+    # MPICH 4.0.2 (UCX): UCX's line on stderr, Hydra's banner on stdout (status 11).
+    ((CRASH / "mpich-4-segv.stderr.txt").read_text(), (CRASH / "mpich-4-segv.stdout.txt").read_text(), 11,
+     "[vm:8121 :0:8121] Caught signal 11 (Segmentation fault: tkill(2) or tgkill(2) at address 0x1fb9)"),
+    # Hydra's banner alone, on stdout, as the issue quotes it: the rank joins the signal.
+    ("", MPICH_KILLED, 139, "RANK 1 PID 8121 RUNNING AT vm: KILLED BY SIGNAL: 11 (Segmentation fault)"),
+])
+def test_a_crashed_rank_is_reported_with_its_rank_and_signal(tmp_path, bench, stderr, stdout_end, status,
+                                                             reason):
+    command, env = bench
+    env.update(FAKE_STDERR=stderr, FAKE_STDOUT_END=stdout_end, FAKE_EXIT=str(status))
+    result = run_ab(tmp_path / "out", command, env, "-n", 1, "--sides", "A")
+    assert result.returncode == 3
+    status_json = json.loads((tmp_path / "out" / "runs" / "001-A" / "status.json").read_text())
+    first = status_json["errors"][0].splitlines()[0]
+    named = " (128 + 11: SIGSEGV, Segmentation fault)" if status == 139 else ""
+    assert first == f"command exited with status {status}{named}: {reason} (see stderr.txt)", first
+    assert reason in result.stderr
+
+
+@pytest.mark.parametrize("code, text", [
+    (3, "status 3"), (139, "status 139 (128 + 11: SIGSEGV, Segmentation fault)"),
+    (137, "status 137 (128 + 9: SIGKILL, Killed)"), (-9, "killed by signal 9 (SIGKILL, Killed)"),
+    (128, "status 128"), (255, "status 255"),
+])
+def test_exit_status_names_the_signal(code, text):
+    from harmonize_ab.runner import describe_exit
+    assert describe_exit(code) == text
+
+
 def summary_with_library(library, modes=None):
     modes = modes or {"A": "observe", "B": "harmonize"}
     return {"sides": list(modes), "modes": modes, "library": library}
@@ -372,3 +471,37 @@ def test_library_table_note_says_why_there_are_no_statistics():
     # Side A has statistics, side B's reports list nothing: the table plus a note for B.
     mixed = tables.library_table(summary_with_library({"A": with_comms, "B": stats.merge_reports([without_comms])}))
     assert "MPI_COMM_WORLD" in mixed and "B harmonize: 1 report(s)" in mixed
+
+
+# ------------------------------------------------------------------ issue 25, D7: suspicious tables
+
+def test_a_table_that_repeats_a_size_fails_its_run_by_name(tmp_path, bench):
+    """It was merged silently: 'A = observe (1 runs ok)' with n 2 at that size."""
+    command, env = bench
+    table = tmp_path / "repeated.txt"
+    lines = BENCH_OUTPUT.read_text().splitlines(keepends=True)
+    first_row = next(i for i, line in enumerate(lines) if line.split()[:1] == ["4"])
+    table.write_text("".join(lines[:first_row + 2] + [lines[first_row]] + lines[first_row + 2:]))
+    env["FAKE_OUTPUT"] = str(table)
+    result = run_ab(tmp_path / "out", command, env, "-n", 1, "--sides", "A")
+    assert result.returncode == 3, result.stdout + result.stderr
+    # The stand-in prints a line before the table: line numbers are one further.
+    message = (f"benchmark output: line {first_row + 4}: size 4 of allreduce again (first on line "
+               f"{first_row + 2})")
+    assert "run 001-A FAILED" in result.stderr and message in result.stderr
+    assert f"001-A: {message}" in result.stdout
+    assert "(1 runs ok)" not in result.stdout
+
+
+def test_a_huge_value_keeps_the_table_readable(tmp_path, bench):
+    command, env = bench
+    table = tmp_path / "huge.txt"
+    table.write_text(BENCH_OUTPUT.read_text().replace("\n4                       0.37\n",
+                                                      "\n4                       1e308\n"))
+    env["FAKE_OUTPUT"] = str(table)
+    result = run_ab(tmp_path / "out", command, env, "-n", 1)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = (tmp_path / "out" / "table.txt").read_text()
+    row = next(line.split() for line in text.splitlines() if line.split()[:1] == ["4"])
+    assert row[1] == row[4] == "1.00e+308", row
+    assert max(len(line) for line in text.splitlines()) < 200

@@ -5,6 +5,7 @@ import io
 import json
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -350,3 +351,104 @@ def test_arrival_rows_give_b_of_the_valid_calls():
     # Without a pattern other than none there is nothing to show.
     plain = {"t0": ("none", 0.0, "setting"), "ref": (None, None, None)}
     assert not stats.arrival_summary(points, ["ref", "t0"], plain)["applies"]
+
+
+# ------------------------------------------------------------------ issue 25, D7: wide numbers
+
+@pytest.mark.parametrize("value, decimals, text", [
+    (12.3456, 2, "12.35"), (1234.5, 2, "1234.50"), (1e308, 2, "1.00e+308"), (-1e308, 3, "-1.00e+308"),
+    (123456789.0, 2, "1.23e+08"), (1234567.0, 2, "1234567.00"), (math.inf, 2, "inf"), (0.0, 3, "0.000"),
+])
+def test_numbers_fit_their_column(value, decimals, text):
+    assert tables.fit_number(value, decimals) == text
+
+
+def test_a_huge_latency_does_not_break_the_table():
+    points = stats.collect_points([("A", [Row("allreduce", 4, 1e308), Row("allreduce", 8, 2.0)]),
+                                   ("B", [Row("allreduce", 4, 1.0), Row("allreduce", 8, 1e-300)])])
+    summary = {"sides": ["A", "B"], "modes": {"A": "observe", "B": "harmonize"}, "metric": "avg",
+               "comparison_pair": ["A", "B"], "results": stats.aggregate_points(points, ["A", "B"])}
+    text = tables.results_table(summary)
+    assert max(len(line) for line in text.splitlines()) < 120, text
+    row = next(line.split() for line in text.splitlines() if line.split()[:1] == ["4"])
+    assert row[1] == "1.00e+308" and row[7] == "1.00e+308"  # A's median; delta
+    row = next(line.split() for line in text.splitlines() if line.split()[:1] == ["8"])
+    assert row[4] == "0.00" and row[7] == "2.00e+300"  # B's 1e-300 us; delta
+
+
+# ------------------------------------------------------------------ issue 25: runs, not calls
+
+V = 5e-6  # seconds
+
+
+def bucket_edges(value):
+    """(low, midpoint, high) of the library's histogram bucket holding `value`."""
+    mantissa, exponent = math.frexp(value)
+    sub = int((2 * mantissa - 1) * 64)
+    return tuple(math.ldexp(1 + (sub + where) / 64, exponent - 1) for where in (0.0, 0.5, 1.0))
+
+
+def run_pool(*calls):
+    """One run's pool of (value, count) calls."""
+    return stats.pool_histograms(None, histogram_of([v for value, count in calls for v in [value] * count]))
+
+
+def test_runs_that_agree_keep_the_calls_interval():
+    a = [run_pool((1.5 * V, 1000))] * 3
+    b = [run_pool((V, 1000))] * 3
+    result = stats.compare_runs(a, b)
+    (a_low, a_mid, a_high), (b_low, b_mid, b_high) = bucket_edges(1.5 * V), bucket_edges(V)
+    # Every resample is the same: the bootstrap adds nothing to the calls' interval.
+    assert (result["delta"], result["delta_low"], result["delta_high"]) == (a_mid / b_mid, a_low / b_high,
+                                                                            a_high / b_low)
+    assert result["decided"] and result["reason"] is None and result["runs"] == [3, 3]
+    assert stats.compare_runs(a, b) == result  # a fixed seed: the same runs, the same interval
+
+
+def test_one_disturbed_run_widens_the_interval_to_the_clean_runs():
+    # Side A is B plus one disturbed run, all of whose calls took 1.5 V: the
+    # pooled median of A's 3000 calls moves to 1.5 V and the calls alone
+    # "decide" delta = 1.5 with a narrow interval, though A's clean runs
+    # are B's. Resamples without the disturbed run (8/27 of them) give
+    # delta = 1 exactly: the interval reaches 1 and nothing is decided.
+    clean = run_pool((V, 600), (1.5 * V, 400))
+    a, b = [clean, clean, run_pool((1.5 * V, 1000))], [clean] * 3
+    (a_low, a_mid, a_high), (b_low, b_mid, b_high) = bucket_edges(1.5 * V), bucket_edges(V)
+    calls = stats.compare_pooled(stats.pool_runs(a), stats.pool_runs(b))
+    assert calls["decided"] and calls["delta_low"] == a_low / b_high > 1.4  # the old verdict
+    result = stats.compare_runs(a, b)
+    assert result["delta"] == a_mid / b_mid and (result["calls_low"], result["calls_high"]) == \
+        (a_low / b_high, a_high / b_low)
+    assert (result["delta_low"], result["delta_high"]) == (1.0, a_high / b_low)
+    assert not result["decided"] and result["reason"] == "runs disagree"
+
+
+def test_too_few_runs_decide_nothing():
+    result = stats.compare_runs([run_pool((2 * V, 1000))] * 2, [run_pool((V, 1000))] * 5)
+    assert result["delta_low"] > 1.9 and not result["decided"] and result["reason"] == "too few runs"
+
+
+def test_an_interval_holding_1_says_so():
+    same = [run_pool((V, 500), (1.01 * V, 500))] * 3
+    result = stats.compare_runs(same, same)
+    assert result["delta"] == 1.0 and result["delta_low"] < 1.0 < result["delta_high"]
+    assert not result["decided"] and result["reason"] == "interval holds 1"
+    assert stats.compare_runs([], same) is None
+
+
+def test_resampled_medians_are_the_pooled_medians():
+    runs = [run_pool((V, 300), (2 * V, 100)), run_pool((3 * V, 500)), run_pool((V, 10))]
+    side = stats.RunsMedian(runs)
+    for weights in ({0: 1}, {1: 2}, {0: 1, 1: 1}, {0: 2, 2: 1}, {0: 1, 1: 1, 2: 1}):
+        pool = None
+        for run, times in weights.items():
+            for _ in range(times):
+                pool = stats.pool_histograms(pool, histogram_of([v for v, c in (
+                    [(V, 300), (2 * V, 100)], [(3 * V, 500)], [(V, 10)])[run] for v in [v] * c]))
+        assert side.median(Counter(weights)) == stats.pooled_median(pool)[1], weights
+
+
+def test_percentile_interval_takes_the_wider_order_statistics():
+    assert stats.percentile_interval(list(range(41))) == (1, 39)  # 0.025 * 40 = 1, 0.975 * 40 = 39
+    assert stats.percentile_interval(list(range(11))) == (0, 10)  # 0.25 and 9.75: outwards
+    assert stats.percentile_interval([7.0]) == (7.0, 7.0)
