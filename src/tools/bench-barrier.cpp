@@ -147,6 +147,7 @@ struct Options {
   std::vector<std::string> transports;  // Open MPI btl lists; empty: flavor's defaults
   int hogs = 0;                         // processes spinning beside the ranks
   std::vector<std::string> env;         // VAR=VALUE for the harmonized ranks
+  std::vector<std::string> slacks;      // fixed slacks, one harmonized side each
 };
 
 // More hogs than this only measure the scheduler.
@@ -216,12 +217,16 @@ const char* const kUsage =
     "usage: harmonize-bench-barrier [--mpiexec PATH] [--library PATH] [--rounds N] [--calls N]\n"
     "                               [--warmup SECONDS] [--offset DURATION] [--drift PPM]\n"
     "                               [--btl LIST]... [--hog N] [--env VAR=VALUE]...\n"
+    "                               [--slack DURATION]...\n"
     "True exit skew of MPI_Barrier on 2 ranks, native vs harmonized (HARMONIZE_MODE=harmonize\n"
     "on test clocks), side by side. Open MPI: over shared memory and TCP unless --btl is given.\n"
     "  --hog N          N processes spin on the CPU beside the ranks while the rounds run\n"
     "                   (default 0, at most 64)\n"
     "  --env VAR=VALUE  extra environment for the harmonized ranks (repeatable), e.g.\n"
     "                   --env HARMONIZE_MISS_TARGET=1%; replaces a built-in of the same name\n"
+    "  --slack DURATION one more harmonized side whose slack is fixed at DURATION (repeatable;\n"
+    "                   e.g. 500ns, 2us): flagged share against time in the call, the frontier\n"
+    "                   the default's cost-based choice sits on (docs/barrier.md)\n"
     "Column load: the 1-minute load average at the end of each run, median. It lags: a short\n"
     "run mostly shows the minute before it.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
@@ -247,6 +252,8 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
       options.transports.emplace_back(value);
     } else if (flag == "--warmup") {
       options.warmup = std::atof(value);
+    } else if (flag == "--slack") {
+      options.slacks.emplace_back(value);
     } else if (flag == "--env") {
       const std::string_view assignment = value;
       const auto equals = assignment.find('=');
@@ -295,6 +302,7 @@ std::vector<std::string> reproduce_command(const std::string& self, const Option
     if (!transport.empty()) args.insert(args.end(), {"--btl", transport});
   }
   for (const std::string& assignment : options.env) args.insert(args.end(), {"--env", assignment});
+  for (const std::string& slack : options.slacks) args.insert(args.end(), {"--slack", slack});
   return args;
 }
 
@@ -346,14 +354,29 @@ struct Bench {
 using Samples = std::map<std::string, std::map<std::string, std::vector<double>>>;  // side, key
 
 std::vector<std::string> rank_environment(const Bench& bench, const std::string& side, int round) {
-  if (side != "harmonize") return {};
+  if (side == "native") return {};
   const Options& o = bench.options;
+  std::vector<std::string> fixed;  // a side "slack X": the slack pinned at X
+  if (side.starts_with("slack ")) {
+    const std::string slack = side.substr(6);
+    fixed = {"HARMONIZE_SLACK=" + slack, "HARMONIZE_SLACK_MIN=" + slack,
+             "HARMONIZE_SLACK_MAX=" + slack};
+  }
   return with_overrides(
-      {"LD_PRELOAD=" + o.library, "HARMONIZE_MODE=harmonize",
-       "HARMONIZE_REPORT=" + bench.report_path, "HARMONIZE_QUIET=1",
-       "HARMONIZE_TEST_CLOCK_OFFSET=" + o.offset, "HARMONIZE_TEST_CLOCK_DRIFT=" + o.drift,
-       "HARMONIZE_TEST_CLOCK_SEED=" + std::to_string(round + 1)},
-      o.env);
+      with_overrides(
+          {"LD_PRELOAD=" + o.library, "HARMONIZE_MODE=harmonize",
+           "HARMONIZE_REPORT=" + bench.report_path, "HARMONIZE_QUIET=1",
+           "HARMONIZE_TEST_CLOCK_OFFSET=" + o.offset, "HARMONIZE_TEST_CLOCK_DRIFT=" + o.drift,
+           "HARMONIZE_TEST_CLOCK_SEED=" + std::to_string(round + 1)},
+          o.env),
+      fixed);
+}
+
+// The sides of a run, interleaved in this order every round.
+std::vector<std::string> sides(const Options& options) {
+  std::vector<std::string> all{"native", "harmonize"};
+  for (const std::string& slack : options.slacks) all.push_back("slack " + slack);
+  return all;
 }
 
 // One job: its figures and the load at its end, or nothing if it failed.
@@ -366,7 +389,7 @@ std::optional<Result> measure(Bench& bench, const std::string& transport, const 
   args.insert(args.end(),
               {bench.self, std::string(kWorkerFlag), std::to_string(bench.options.calls),
                std::to_string(bench.options.warmup)});
-  if (side == "harmonize") bench.last_command = args;
+  if (side != "native") bench.last_command = args;
   const Captured run = run_capture(args, bench.env);
   const auto load = load_average();  // before anything else runs
   auto result = run.status == 0 ? parse_result(run.output) : std::nullopt;
@@ -375,7 +398,7 @@ std::optional<Result> measure(Bench& bench, const std::string& transport, const 
                  shell_joined(args).c_str(), run.status);
     return std::nullopt;
   }
-  if (side == "harmonize") add_library_view(bench.report_path, *result);
+  if (side != "native") add_library_view(bench.report_path, *result);
   if (load) (*result)["load"] = *load;
   return result;
 }
@@ -391,7 +414,7 @@ std::optional<Samples> run_rounds(Bench& bench, const std::string& transport, bo
   }
   Samples samples;
   for (int round = 0; round < bench.options.rounds; ++round) {
-    for (const std::string side : {"native", "harmonize"}) {
+    for (const std::string& side : sides(bench.options)) {
       const auto result = measure(bench, transport, side, round);
       if (!result && round == 0) return std::nullopt;
       if (!result) {
@@ -405,16 +428,16 @@ std::optional<Samples> run_rounds(Bench& bench, const std::string& transport, bo
 }
 
 constexpr const char* kRowFormat =
-    "%-11s %-10s %9s %9s %9s %9s %9s %9s %17s %11s %8s %8s %9s %7s %9s %5s\n";
+    "%-11s %-12s %9s %9s %9s %9s %9s %9s %17s %11s %8s %8s %9s %7s %9s %5s\n";
 
-void print_rows(const std::string& label, Samples& samples) {
+void print_rows(const std::string& label, const Options& options, Samples& samples) {
   const auto native_in_call = median(samples["native"]["in_call"]);
-  for (const std::string side : {"native", "harmonize"}) {
+  for (const std::string& side : sides(options)) {
     auto& s = samples[side];
     const auto p50 = median(s["p50"]), p99 = median(s["p99"]), max = median(s["max"]);
     const auto in_call = median(s["in_call"]);
     if (!p50) {
-      std::printf("%-11s %-10s %9s\n", label.c_str(), side.c_str(), "failed");
+      std::printf("%-11s %-12s %9s\n", label.c_str(), side.c_str(), "failed");
       continue;
     }
     const bool native = side == "native";
@@ -509,7 +532,7 @@ int run_driver(int argc, char** argv) {
   for (const std::string& transport : options.transports) {
     auto samples = run_rounds(bench, transport, all_ran);
     if (!samples) return 1;
-    print_rows(transport.empty() ? "default" : transport, *samples);
+    print_rows(transport.empty() ? "default" : transport, options, *samples);
     std::fflush(stdout);
   }
   std::printf("# reproduce: %s\n", shell_joined(reproduce_command(self, options)).c_str());

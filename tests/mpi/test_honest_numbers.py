@@ -18,6 +18,7 @@ otherwise have said "all is well":
 The bounds of these tests hold on a loaded 2-core machine.
 """
 import json
+import os
 
 import pytest
 
@@ -67,8 +68,13 @@ def test_the_clock_error_bound_holds_against_ground_truth(tmp_path, btl, nprocs,
     assert violations <= 0.01 * checks, (violations, checks, world["clock_error_bound"],
                                          world["truth_clock_error"])
     # Honest, and still a useful bound: a working clock is good to
-    # microseconds over shared memory here, tens over TCP.
-    ceiling = 20e-6 if btl is None else 200e-6
+    # microseconds over shared memory here, tens over TCP. More ranks than
+    # cores make every ping-pong wait for a context switch, and the clock is
+    # truly that bad, not its bound loose: 4 ranks on 2 cores, bound p50
+    # 14 us against true errors p50 4.3 us, p99 14.8 us (21.3 us once
+    # beside a CPU hog, above the 20 us this ceiling was before).
+    crowded = nprocs > (os.cpu_count() or 1)
+    ceiling = 20e-6 if btl is None and not crowded else 200e-6
     assert 0 < world["clock_error_bound"]["p50"] < ceiling, world["clock_error_bound"]
     end = report["clock"]["end_check"]
     assert end["checked"] == nprocs - 1 and end["candidates"] == nprocs - 1, end
