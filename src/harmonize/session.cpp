@@ -256,8 +256,16 @@ CommState& SessionImpl::state_for(MPI_Comm comm) {
 }
 
 void SessionImpl::match_timed_calls(CommState& state, bool all_left) {
+  if (!timer_) return;
+  if (state.kind == logic::CommKind::inter) {
+    // Never matched (the two groups are not one set of members), but
+    // counted where they were called: on the intercommunicators' record,
+    // not as calls MPI_COMM_WORLD lost.
+    state.timed.collective_calls_unmatched += timer_->take(state.user).calls_seen;
+    return;
+  }
   const bool alone = state.kind == logic::CommKind::self;
-  if (!timer_ || (!state.protocol && !alone)) return;  // intercommunicators: not matched
+  if (!state.protocol && !alone) return;  // given up on: not matched
   if (!all_left && timer_->calls_seen(state.user) < kMatchBatch) return;
   if (alone) {
     match_alone(timer_->take(state.user), state.timed);
@@ -391,9 +399,12 @@ void SessionImpl::match_left_at_finish() {
     }
   }
   // Communicators that never had a barrier (nobody agreed on a matching),
-  // or were freed before one, and the process's spills: on the world's record.
+  // or were freed before one, and the process's spills: on the world's record;
+  // intercommunicators' calls on theirs (written by finish()).
   std::uint64_t left = timer_->forgotten();
-  for (const PendingCalls& pending : timer_->take_all()) left += pending.calls_seen;
+  inter_calls_left_ = timer_->forgotten_inter();
+  for (const PendingCalls& pending : timer_->take_all())
+    (pending.inter ? inter_calls_left_ : left) += pending.calls_seen;
   if (CommState* world = registry_->find(MPI_COMM_WORLD)) {
     world->timed.collective_calls_unmatched += left;
     world->timed.collective_log_spills += timer_->spills();
@@ -403,6 +414,14 @@ void SessionImpl::match_left_at_finish() {
 void SessionImpl::finish() {
   match_left_at_finish();
   registry_->retire_all();
+  if (inter_calls_left_ > 0) {
+    // After the intercommunicators that had a barrier, whose record names
+    // the aggregate's size; these had none (or were freed without one).
+    logic::CommRecord record;
+    record.stats.kind = logic::to_string(logic::CommKind::inter);
+    record.stats.collective_calls_unmatched = inter_calls_left_;
+    records_.retire(std::move(record), logic::CommKind::inter, true);
+  }
   if (policy_.mode != config::Mode::off) write_report();
 }
 

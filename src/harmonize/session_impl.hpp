@@ -63,6 +63,8 @@ class SessionImpl final : public Session {
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
   std::unique_ptr<CollectiveTimer> timer_;
+  // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
+  std::uint64_t inter_calls_left_ = 0;
   // Last: its destructor must not outlive what the retire callback uses.
   std::unique_ptr<Registry> registry_;
 };

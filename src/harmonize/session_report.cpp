@@ -13,6 +13,7 @@
 #include "report/format.hpp"
 #include "report/harmonization_warning.hpp"
 #include "report/json_report.hpp"
+#include "report/report_fallback.hpp"
 #include "report/report_file.hpp"
 #include "report/summary_line.hpp"
 #include "sync/mpi/gather.hpp"
@@ -28,20 +29,34 @@ std::string program_command_line() {
   return text.size() > 300 ? text.substr(0, 300) + "..." : text;
 }
 
+std::string working_directory() {
+  char path[4096];
+  return ::getcwd(path, sizeof path) != nullptr ? std::string(path) : std::string(".");
+}
+
+// The report where HARMONIZE_REPORT says, else in the working directory, else
+// in $TMPDIR or /tmp (the directory removed during the run, a full disk):
+// a line says where it went, or which report is lost. The exit status stays
+// the program's: the library never ends the process.
 void write_file(const std::string& path, const nlohmann::json& json, report::JobReport& job) {
   // Host or program names are not guaranteed UTF-8; a replaced byte beats
   // losing the whole report to an exception.
-  const report::WrittenReport written = report::write_report_file(
-      path, json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!written.error.empty()) {
-    std::fprintf(stderr, "harmonize: error: cannot write the report to %s: %s\n", path.c_str(),
-                 written.error.c_str());
+  const std::string text =
+      json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const report::SavedReport saved =
+      report::save_report(path, text, report::fallback_name(path, job.job.id),
+                          report::fallback_directories(working_directory(), std::getenv("TMPDIR")));
+  if (const std::string problem = report::save_problem(saved); !problem.empty())
+    std::fprintf(stderr, "harmonize: %s\n", problem.c_str());
+  if (saved.written.final_path.empty()) {
+    job.report_lost = path;
     return;
   }
-  job.report_file = written.final_path;
-  if (written.renamed_because_exists) {
+  job.report_file = saved.written.final_path;
+  // A fallback's numbered name is already in the line above.
+  if (saved.written.renamed_because_exists && !saved.fell_back) {
     std::fprintf(stderr, "harmonize: %s exists, not overwritten; report written to %s\n",
-                 path.c_str(), written.final_path.c_str());
+                 path.c_str(), saved.written.final_path.c_str());
   }
 }
 
@@ -96,7 +111,9 @@ void SessionImpl::write_report() {
   job.job.id = report::report_job_id(static_cast<int>(getpid()));
   job.job.ranks = world_size_;
   job.job.hosts = hosts;
-  job.job.nodes = static_cast<int>(hosts.size());
+  // The library's nodes, which node:N is checked against, not the host
+  // names: with HARMONIZE_TEST_NODE_SIZE=2 four ranks on one host are 2.
+  job.job.nodes = node_count_;
   job.job.mpi_library = sync::mpi_library_version();
   job.job.program = program_command_line();
   job.job.started = started_;
