@@ -89,6 +89,11 @@ void SessionImpl::write_report() {
   const std::vector<std::vector<double>> fallbacks =
       shared_clock_checked_ ? sync::gather_to_root(world_, shared_clock_notice_.own_fallback())
                             : std::vector<std::vector<double>>();
+  // Processes whose harmonized barriers ran in several threads at once.
+  const int peak = barrier_threads_peak_.load(std::memory_order_relaxed);
+  const std::uint64_t threads_mine[2] = {peak > 1 ? 1u : 0u, 0u};
+  std::uint64_t threads_total[2] = {0, 0};
+  const bool threads_known = sync::sum_to_root(world_, threads_mine, threads_total);
   if (world_rank_ != 0) return;
   shared_clock_notice_.observe_everybody(fallbacks);
   shared_clock_notice_.flush();
@@ -155,6 +160,10 @@ void SessionImpl::write_report() {
       synced ? shared_clock_notice_.to_json(world_clock_->last_report().shared_clock) : nullptr;
   if (clocks_.test_clock_active)
     json["clock"]["test_clock"]["scope"] = config::to_string(policy_.test_clock_scope);
+  json["concurrent_harmonized_barriers"] =
+      threads_known ? nlohmann::json{{"processes", threads_total[0]},
+                                     {"peak_threads_rank0", std::max(peak, 0)}}
+                    : nlohmann::json(nullptr);
   for (std::size_t i = 0; i < merged.size(); ++i) {
     // Ground truth of "synchronized in space": calls in which a process left
     // before the last one entered (test clocks only; must be 0).
@@ -188,6 +197,19 @@ void SessionImpl::write_report() {
   for (const report::CommSummary& comm : job.communicators) {
     const std::string warning = report::harmonization_warning(comm, conditions);
     if (!warning.empty()) std::fprintf(stderr, "harmonize: warning: %s\n", warning.c_str());
+  }
+  if (threads_known && threads_total[0] > 0) {
+    // A limit, not a fault of the run (README, "Threads"): printed even with
+    // HARMONIZE_QUIET=1, like the warnings above.
+    std::fprintf(stderr,
+                 "harmonize: warning: harmonized barriers ran in several threads at once in %llu "
+                 "process%s (MPI_THREAD_MULTIPLE): each thread spins "
+                 "towards its deadline and MPI polls in each one's allreduce, so with more busy "
+                 "threads than cores a call waits for the scheduler's tick (milliseconds) and is "
+                 "flagged; call harmonized barriers from one thread per process (README, "
+                 "\"Threads\")\n",
+                 static_cast<unsigned long long>(threads_total[0]),
+                 threads_total[0] == 1 ? "" : "es");
   }
 }
 

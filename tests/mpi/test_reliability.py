@@ -140,3 +140,30 @@ def test_intercommunicator_collectives_are_counted_where_called(tmp_path, barrie
     others = f"| +1 communicator: {200 if barriers else 0} barriers"
     assert others + ", 400 collective calls on intercommunicators (not matched) |" in line, line
     assert "unmatched" not in line, line
+
+
+# --- issue 25, minor (e): harmonized barriers in several threads at once -----
+
+def test_harmonized_barriers_in_several_threads_are_said(tmp_path):
+    report_path = tmp_path / "report.json"
+    result = run_mpi(2, [PROGRAMS / "threads", "100"], env={
+        "HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, "HARMONIZE_QUIET": "1"},
+        timeout=600, check=True)
+    if "not provided" in result.stdout:
+        pytest.skip("MPI library without MPI_THREAD_MULTIPLE")
+    report = json.loads(report_path.read_text())
+    concurrent = report["concurrent_harmonized_barriers"]
+    # Two threads per process start their 100 barriers together: they overlap.
+    assert concurrent["processes"] >= 1, concurrent
+    warnings = [l for l in result.stderr.splitlines()
+                if l.startswith("harmonize: warning: harmonized barriers ran in several threads")]
+    assert len(warnings) == 1, result.stderr
+    assert "MPI_THREAD_MULTIPLE" in warnings[0] and "one thread per process" in warnings[0]
+
+
+def test_one_thread_per_process_is_not_warned_about(tmp_path):
+    report_path = tmp_path / "report.json"
+    result = run_mpi(2, [PROGRAMS / "barrier_loop", "50"], env={
+        "HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path}, timeout=300, check=True)
+    assert json.loads(report_path.read_text())["concurrent_harmonized_barriers"]["processes"] == 0
+    assert "several threads" not in result.stderr
