@@ -153,10 +153,17 @@ def test_harmonized_barriers_in_several_threads_are_said(tmp_path):
         pytest.skip("MPI library without MPI_THREAD_MULTIPLE")
     report = json.loads(report_path.read_text())
     concurrent = report["concurrent_harmonized_barriers"]
-    # Two threads per process start their 100 barriers together: they overlap.
-    assert concurrent["processes"] >= 1, concurrent
     warnings = [l for l in result.stderr.splitlines()
                 if l.startswith("harmonize: warning: harmonized barriers ran in several threads")]
+    # Two threads per process start their 100 barriers together: with Open
+    # MPI they overlap. MPICH's global lock can run one thread's barriers
+    # before the other's (1 run in 5 here): then nothing overlapped, and
+    # nothing may be said.
+    if MPI_FLAVOR == "openmpi":
+        assert concurrent["processes"] >= 1, concurrent
+    if concurrent["processes"] == 0:
+        assert not warnings, result.stderr
+        return
     assert len(warnings) == 1, result.stderr
     assert "MPI_THREAD_MULTIPLE" in warnings[0] and "one thread per process" in warnings[0]
 
