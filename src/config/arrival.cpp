@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <utility>
 
+#include "config/display.hpp"
 #include "config/values.hpp"
 
 namespace harmonize::config {
@@ -21,20 +23,37 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
+// `text` as a message shows it: a pattern or a delay file may hold escape
+// sequences, binary bytes or invisible characters, which must neither act on
+// the terminal nor hide (the README's promise for every value in a message).
+std::string shown(std::string_view text) {
+  return "'" + display_value(text) + "'";
+}
+
 std::optional<double> delay_of(std::string_view text, std::string_view what, std::string& why) {
   const std::optional<double> seconds = parse_duration(text);
   if (!seconds || *seconds < 0 || *seconds > kMaxArrivalDelay) {
-    why = std::string(what) + " '" + std::string(text) +
-          "' is not a duration with unit ns, us, ms or s from 0 to 10s";
+    why = std::string(what) + " " + shown(text) +
+          " is not a duration with unit ns, us, ms or s from 0 to 10s";
+    return std::nullopt;
+  }
+  // Nothing times a process finer than a nanosecond, and a sub-nanosecond
+  // delay would only be spelled back as 1.0000000000000001e-15s: a typo
+  // ("1e-9us" for "1ns") is said, not silently run as no delay at all.
+  if (*seconds > 0 && *seconds < kMinArrivalDelay) {
+    why = std::string(what) + " " + shown(text) + " is below 1ns: a delay is 0 or from 1ns to 10s";
     return std::nullopt;
   }
   return seconds;
 }
 
+// Ranks are ints in MPI; the range said in full, so that a number too large
+// is not mistaken for a malformed one.
 std::optional<int> rank_of(std::string_view text, std::string_view what, std::string& why) {
   const std::optional<std::int64_t> rank = parse_integer(text);
   if (!rank || *rank < 0 || *rank > std::numeric_limits<int>::max()) {
-    why = std::string(what) + " '" + std::string(text) + "' is not a whole number from 0";
+    why = std::string(what) + " " + shown(text) + " is not a whole number from 0 to " +
+          std::to_string(std::numeric_limits<int>::max());
     return std::nullopt;
   }
   return static_cast<int>(*rank);
@@ -43,21 +62,29 @@ std::optional<int> rank_of(std::string_view text, std::string_view what, std::st
 // A spelling that parses back to exactly `seconds` (a pattern's canonical
 // text is what the ranks compare: "1.23457ms" would let 1234567ns and
 // 1234568ns agree), in the unit that makes it a whole number, or shortest.
+// `seconds * per_second` may miss the number the user wrote by an ulp or two
+// (the parser divided it), so its neighbours are tried too: every duration
+// a user can write (1ns and up) comes back in its own unit, never as
+// "1.0000000000000001e-06s".
 std::string exact_duration(double seconds) {
   if (seconds == 0) return "0ns";  // as format_seconds spells it elsewhere
   std::string best;
+  // Whole numbers first ("500us", not "0.5ms"), then the shortest.
+  const auto rank = [](const std::string& t) {
+    return std::pair(t.find('.') != std::string::npos, t.size());
+  };
   for (const auto& [unit, per_second] :
        {std::pair{"s", 1.0}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}}) {
-    char digits[64];
-    const auto [end, error] = std::to_chars(digits, digits + sizeof digits, seconds * per_second);
-    if (error != std::errc()) continue;
-    const std::string text = std::string(digits, end) + unit;
-    if (text.find('e') != std::string::npos || parse_duration(text) != seconds) continue;
-    // Whole numbers first ("500us", not "0.5ms"), then the shortest.
-    const auto rank = [](const std::string& t) {
-      return std::pair(t.find('.') != std::string::npos, t.size());
-    };
-    if (best.empty() || rank(text) < rank(best)) best = text;
+    double number = seconds * per_second;
+    for (int step = 0; step < 4; ++step) number = std::nextafter(number, 0.0);
+    for (int step = 0; step < 9; ++step, number = std::nextafter(number, HUGE_VAL)) {
+      char digits[64];
+      const auto [end, error] = std::to_chars(digits, digits + sizeof digits, number);
+      if (error != std::errc()) continue;
+      const std::string text = std::string(digits, end) + unit;
+      if (text.find('e') != std::string::npos || parse_duration(text) != seconds) continue;
+      if (best.empty() || rank(text) < rank(best)) best = text;
+    }
   }
   if (!best.empty()) return best;
   char digits[64];
@@ -127,14 +154,15 @@ std::optional<ArrivalPattern> parse_arrival(std::string_view text, std::string& 
     if (parts.size() == 3) {
       const std::optional<std::int64_t> seed = parse_integer(parts[2]);
       if (!seed || *seed < 0) {
-        why = "seed '" + std::string(parts[2]) + "' is not a whole number from 0";
+        why = "seed " + shown(parts[2]) + " is not a whole number from 0 to " +
+              std::to_string(std::numeric_limits<std::int64_t>::max());
         return std::nullopt;
       }
       pattern.seed = static_cast<std::uint64_t>(*seed);
     }
     return pattern;
   }
-  why = "unknown pattern '" + std::string(kind) + "'";
+  why = "unknown pattern " + shown(kind);
   return std::nullopt;
 }
 
@@ -164,6 +192,9 @@ std::string arrival_text(const ArrivalPattern& pattern) {
 }
 
 std::optional<std::vector<double>> parse_delay_list(std::string_view text, std::string& why) {
+  // A byte order mark, as some editors write it, marks the encoding and is
+  // no part of the first delay (presets skip it too).
+  if (text.rfind("\xef\xbb\xbf", 0) == 0) text.remove_prefix(3);
   std::vector<double> delays;
   int line_number = 0;
   for (std::string_view line : split(text, '\n')) {

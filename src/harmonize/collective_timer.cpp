@@ -51,6 +51,7 @@ void CollectiveTimer::drain_locked() {
       pending = &pending_[comm];
     }
     pending->calls_seen += 1;
+    pending->inter = pending->inter || call.inter;
     if (pending->calls.size() < kMaxPending) pending->calls.push_back(call);
   }
   last_pair_ = pair;
@@ -66,7 +67,7 @@ void CollectiveTimer::forget(MPI_Comm comm) noexcept {
   }
   const auto found = pending_.find(comm);
   if (found != pending_.end()) {
-    forgotten_ += found->second.calls_seen;
+    (found->second.inter ? forgotten_inter_ : forgotten_) += found->second.calls_seen;
     pending_.erase(found);
   }
   unlock();

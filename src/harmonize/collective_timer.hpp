@@ -33,12 +33,16 @@ struct TimedCall {
   bool after_barrier = false;
   // Then: the delay this process left that barrier with (HARMONIZE_ARRIVAL).
   double delay = 0;
+  // Called on an intercommunicator: counted where it was called, never
+  // matched (its two groups are not one set of members to match over).
+  bool inter = false;
 };
 
 // The calls of one communicator waiting to be matched.
 struct PendingCalls {
   std::vector<TimedCall> calls;
   std::uint64_t calls_seen = 0;  // recorded or not: the same on every member
+  bool inter = false;            // an intercommunicator's (TimedCall::inter)
 };
 
 class CollectiveTimer {
@@ -77,8 +81,10 @@ class CollectiveTimer {
   // since its handle may come back as another communicator's, whose calls
   // must not be matched with these.
   void forget(MPI_Comm comm) noexcept;
-  // Calls of communicators freed before they were matched, per process.
+  // Calls of communicators freed before they were matched, per process:
+  // of intracommunicators, and of intercommunicators (never matched).
   std::uint64_t forgotten() const { return forgotten_; }
+  std::uint64_t forgotten_inter() const { return forgotten_inter_; }
   // Times a call found the buffer full and set it aside, per process.
   std::uint64_t spills() const { return spills_; }
 
@@ -104,6 +110,7 @@ class CollectiveTimer {
   double token_delay_ = 0;
   std::unordered_map<MPI_Comm, PendingCalls> pending_;
   std::uint64_t forgotten_ = 0;
+  std::uint64_t forgotten_inter_ = 0;
   std::uint64_t spills_ = 0;
 };
 

@@ -105,9 +105,10 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   });
   world_clock_ = std::make_unique<protocol::WorldClock>(*clocks_.local);
   if (world_ == MPI_COMM_NULL) return;  // mode off: no collective at all
+  thread_multiple_ = sync::thread_level() == MPI_THREAD_MULTIPLE;
   if (policy_.collectives != kNoCollectives)
-    timer_ = std::make_unique<CollectiveTimer>(*clocks_.local, policy_.collectives,
-                                               sync::thread_level() == MPI_THREAD_MULTIPLE);
+    timer_ =
+        std::make_unique<CollectiveTimer>(*clocks_.local, policy_.collectives, thread_multiple_);
   crowding_ = sync::node_crowding(world_);
   clocks_.sync_settings.yield_while_waiting = crowding_.oversubscribed;
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
@@ -256,8 +257,16 @@ CommState& SessionImpl::state_for(MPI_Comm comm) {
 }
 
 void SessionImpl::match_timed_calls(CommState& state, bool all_left) {
+  if (!timer_) return;
+  if (state.kind == logic::CommKind::inter) {
+    // Never matched (the two groups are not one set of members), but
+    // counted where they were called: on the intercommunicators' record,
+    // not as calls MPI_COMM_WORLD lost.
+    state.timed.collective_calls_unmatched += timer_->take(state.user).calls_seen;
+    return;
+  }
   const bool alone = state.kind == logic::CommKind::self;
-  if (!timer_ || (!state.protocol && !alone)) return;  // intercommunicators: not matched
+  if (!state.protocol && !alone) return;  // given up on: not matched
   if (!all_left && timer_->calls_seen(state.user) < kMatchBatch) return;
   if (alone) {
     match_alone(timer_->take(state.user), state.timed);
@@ -318,7 +327,7 @@ int SessionImpl::barrier(MPI_Comm comm) {
       return status;
     }
     if (policy_.mode == config::Mode::harmonize) {
-      const int flag = state.protocol->harmonized();
+      const int flag = harmonized(*state.protocol);
       if (timer_) timer_->barrier_left(comm, flag == 1, state.protocol->last_delay());
     } else if (timer_ && timer_->times(Collective::barrier)) {
       // The native barrier may be what the program measures (osu_barrier):
@@ -336,6 +345,24 @@ int SessionImpl::barrier(MPI_Comm comm) {
   }
 }
 
+int SessionImpl::harmonized(protocol::BarrierProtocol& protocol) {
+  if (!thread_multiple_) return protocol.harmonized();
+  // Several threads of one process in harmonized barriers at once each spin
+  // towards a deadline, and MPI polls inside each one's allreduce: with more
+  // busy threads than cores a call waits for the scheduler's tick. Counted
+  // here (two atomics, MPI_THREAD_MULTIPLE only) so the report can say so.
+  const int inside = barrier_threads_.fetch_add(1, std::memory_order_relaxed) + 1;
+  int peak = barrier_threads_peak_.load(std::memory_order_relaxed);
+  while (inside > peak &&
+         !barrier_threads_peak_.compare_exchange_weak(peak, inside, std::memory_order_relaxed)) {
+  }
+  struct Leave {
+    std::atomic<int>& inside;
+    ~Leave() { inside.fetch_sub(1, std::memory_order_relaxed); }
+  } leave{barrier_threads_};
+  return protocol.harmonized();
+}
+
 int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
   if (comm == MPI_COMM_NULL) return sync::native_barrier(comm);
   if (shared_clock_notice_.pending()) shared_clock_notice_.flush();
@@ -348,7 +375,7 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
       return sync::native_barrier(comm);
     }
     match_timed_calls(state, false);
-    const int mine = state.protocol->harmonized();
+    const int mine = harmonized(*state.protocol);
     if (timer_) timer_->barrier_left(comm, mine == 1, state.protocol->last_delay());
     if (flag) *flag = mine;
     return MPI_SUCCESS;
@@ -391,9 +418,12 @@ void SessionImpl::match_left_at_finish() {
     }
   }
   // Communicators that never had a barrier (nobody agreed on a matching),
-  // or were freed before one, and the process's spills: on the world's record.
+  // or were freed before one, and the process's spills: on the world's record;
+  // intercommunicators' calls on theirs (written by finish()).
   std::uint64_t left = timer_->forgotten();
-  for (const PendingCalls& pending : timer_->take_all()) left += pending.calls_seen;
+  inter_calls_left_ = timer_->forgotten_inter();
+  for (const PendingCalls& pending : timer_->take_all())
+    (pending.inter ? inter_calls_left_ : left) += pending.calls_seen;
   if (CommState* world = registry_->find(MPI_COMM_WORLD)) {
     world->timed.collective_calls_unmatched += left;
     world->timed.collective_log_spills += timer_->spills();
@@ -403,6 +433,14 @@ void SessionImpl::match_left_at_finish() {
 void SessionImpl::finish() {
   match_left_at_finish();
   registry_->retire_all();
+  if (inter_calls_left_ > 0) {
+    // After the intercommunicators that had a barrier, whose record names
+    // the aggregate's size; these had none (or were freed without one).
+    logic::CommRecord record;
+    record.stats.kind = logic::to_string(logic::CommKind::inter);
+    record.stats.collective_calls_unmatched = inter_calls_left_;
+    records_.retire(std::move(record), logic::CommKind::inter, true);
+  }
   if (policy_.mode != config::Mode::off) write_report();
 }
 

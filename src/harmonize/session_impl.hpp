@@ -42,6 +42,8 @@ class SessionImpl final : public Session {
   // kMatchBatch calls, at a barrier), or all that are left (MPI_Finalize).
   void match_timed_calls(CommState& state, bool all_left);
   void match_left_at_finish();
+  // protocol.harmonized(), counting the threads inside one at once.
+  int harmonized(protocol::BarrierProtocol& protocol);
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;
@@ -63,6 +65,13 @@ class SessionImpl final : public Session {
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
   std::unique_ptr<CollectiveTimer> timer_;
+  // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
+  std::uint64_t inter_calls_left_ = 0;
+  // MPI_THREAD_MULTIPLE: threads inside a harmonized barrier now, and the
+  // most there ever were at once (the report warns above 1).
+  bool thread_multiple_ = false;
+  std::atomic<int> barrier_threads_{0};
+  std::atomic<int> barrier_threads_peak_{0};
   // Last: its destructor must not outlive what the retire callback uses.
   std::unique_ptr<Registry> registry_;
 };

@@ -13,6 +13,7 @@
 #include "report/format.hpp"
 #include "report/harmonization_warning.hpp"
 #include "report/json_report.hpp"
+#include "report/report_fallback.hpp"
 #include "report/report_file.hpp"
 #include "report/summary_line.hpp"
 #include "sync/mpi/gather.hpp"
@@ -28,20 +29,34 @@ std::string program_command_line() {
   return text.size() > 300 ? text.substr(0, 300) + "..." : text;
 }
 
+std::string working_directory() {
+  char path[4096];
+  return ::getcwd(path, sizeof path) != nullptr ? std::string(path) : std::string(".");
+}
+
+// The report where HARMONIZE_REPORT says, else in the working directory, else
+// in $TMPDIR or /tmp (the directory removed during the run, a full disk):
+// a line says where it went, or which report is lost. The exit status stays
+// the program's: the library never ends the process.
 void write_file(const std::string& path, const nlohmann::json& json, report::JobReport& job) {
   // Host or program names are not guaranteed UTF-8; a replaced byte beats
   // losing the whole report to an exception.
-  const report::WrittenReport written = report::write_report_file(
-      path, json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!written.error.empty()) {
-    std::fprintf(stderr, "harmonize: error: cannot write the report to %s: %s\n", path.c_str(),
-                 written.error.c_str());
+  const std::string text =
+      json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const report::SavedReport saved =
+      report::save_report(path, text, report::fallback_name(path, job.job.id),
+                          report::fallback_directories(working_directory(), std::getenv("TMPDIR")));
+  if (const std::string problem = report::save_problem(saved); !problem.empty())
+    std::fprintf(stderr, "harmonize: %s\n", problem.c_str());
+  if (saved.written.final_path.empty()) {
+    job.report_lost = path;
     return;
   }
-  job.report_file = written.final_path;
-  if (written.renamed_because_exists) {
+  job.report_file = saved.written.final_path;
+  // A fallback's numbered name is already in the line above.
+  if (saved.written.renamed_because_exists && !saved.fell_back) {
     std::fprintf(stderr, "harmonize: %s exists, not overwritten; report written to %s\n",
-                 path.c_str(), written.final_path.c_str());
+                 path.c_str(), saved.written.final_path.c_str());
   }
 }
 
@@ -74,6 +89,11 @@ void SessionImpl::write_report() {
   const std::vector<std::vector<double>> fallbacks =
       shared_clock_checked_ ? sync::gather_to_root(world_, shared_clock_notice_.own_fallback())
                             : std::vector<std::vector<double>>();
+  // Processes whose harmonized barriers ran in several threads at once.
+  const int peak = barrier_threads_peak_.load(std::memory_order_relaxed);
+  const std::uint64_t threads_mine[2] = {peak > 1 ? 1u : 0u, 0u};
+  std::uint64_t threads_total[2] = {0, 0};
+  const bool threads_known = sync::sum_to_root(world_, threads_mine, threads_total);
   if (world_rank_ != 0) return;
   shared_clock_notice_.observe_everybody(fallbacks);
   shared_clock_notice_.flush();
@@ -96,7 +116,9 @@ void SessionImpl::write_report() {
   job.job.id = report::report_job_id(static_cast<int>(getpid()));
   job.job.ranks = world_size_;
   job.job.hosts = hosts;
-  job.job.nodes = static_cast<int>(hosts.size());
+  // The library's nodes, which node:N is checked against, not the host
+  // names: with HARMONIZE_TEST_NODE_SIZE=2 four ranks on one host are 2.
+  job.job.nodes = node_count_;
   job.job.mpi_library = sync::mpi_library_version();
   job.job.program = program_command_line();
   job.job.started = started_;
@@ -138,6 +160,10 @@ void SessionImpl::write_report() {
       synced ? shared_clock_notice_.to_json(world_clock_->last_report().shared_clock) : nullptr;
   if (clocks_.test_clock_active)
     json["clock"]["test_clock"]["scope"] = config::to_string(policy_.test_clock_scope);
+  json["concurrent_harmonized_barriers"] =
+      threads_known ? nlohmann::json{{"processes", threads_total[0]},
+                                     {"peak_threads_rank0", std::max(peak, 0)}}
+                    : nlohmann::json(nullptr);
   for (std::size_t i = 0; i < merged.size(); ++i) {
     // Ground truth of "synchronized in space": calls in which a process left
     // before the last one entered (test clocks only; must be 0).
@@ -172,6 +198,19 @@ void SessionImpl::write_report() {
     conditions.imposed_delay = logic::arrival_delta(policy_.arrival, comm.size, node_count_);
     const std::string warning = report::harmonization_warning(comm, conditions);
     if (!warning.empty()) std::fprintf(stderr, "harmonize: warning: %s\n", warning.c_str());
+  }
+  if (threads_known && threads_total[0] > 0) {
+    // A limit, not a fault of the run (README, "Threads"): printed even with
+    // HARMONIZE_QUIET=1, like the warnings above.
+    std::fprintf(stderr,
+                 "harmonize: warning: harmonized barriers ran in several threads at once in %llu "
+                 "process%s (MPI_THREAD_MULTIPLE): each thread spins "
+                 "towards its deadline and MPI polls in each one's allreduce, so with more busy "
+                 "threads than cores a call waits for the scheduler's tick (milliseconds) and is "
+                 "flagged; call harmonized barriers from one thread per process (README, "
+                 "\"Threads\")\n",
+                 static_cast<unsigned long long>(threads_total[0]),
+                 threads_total[0] == 1 ? "" : "es");
   }
 }
 

@@ -17,6 +17,9 @@ namespace harmonize::report {
 struct JobInfo {
   std::string id;  // scheduler job id, or the pid of rank 0
   int ranks = 0;
+  // The nodes as the library counts them, for the sync and HARMONIZE_ARRIVAL's
+  // node:N alike: the shared-memory nodes, or the virtual nodes of the test
+  // clocks (HARMONIZE_TEST_NODE_SIZE); `hosts` are the distinct host names.
   int nodes = 0;
   std::vector<std::string> hosts;
   std::string mpi_library;  // MPI_Get_library_version, first line
@@ -79,6 +82,9 @@ struct JobReport {
   // Where the JSON file ended up (after write_report_file) for the summary
   // line; not part of the JSON itself. Empty when no file was written.
   std::string report_file;
+  // The path asked for, when the report could be written nowhere (not even
+  // a fallback place): the line says it is lost rather than "report none".
+  std::string report_lost;
 };
 
 }  // namespace harmonize::report

@@ -44,22 +44,60 @@ std::string clock_error_text(const CommSummary& c, const std::optional<ClockChec
   return text + ")";
 }
 
+// Collective calls on intercommunicators are counted where they were made,
+// never matched: the library matches calls at a barrier of the communicator,
+// whose members an intercommunicator's two groups are not.
+bool is_inter(const CommSummary& c) {
+  return c.kind == "inter";
+}
+
+std::string not_matched_text(std::uint64_t calls) {
+  return plural(calls, "collective call", "collective calls") +
+         " on intercommunicators (not matched)";
+}
+
 // The collective timer's harvest (docs/collectives.md): calls matched, of
-// which valid, over how many operation/size/root keys; and what was lost.
+// which valid, over how many operation/size/root keys; and what was lost:
+// calls never matched, and matched calls the 64-key table had no room for.
 std::string collectives_text(const CommSummary& c) {
+  if (is_inter(c)) {
+    if (c.collective_calls_unmatched == 0) return {};
+    return ", " + not_matched_text(c.collective_calls_unmatched);
+  }
   std::uint64_t calls = 0, valid = 0;
   for (const CollectiveStats& key : c.collectives.keys()) {
     calls += key.calls;
     valid += key.valid_calls;
   }
   const std::uint64_t unmatched = c.collective_calls_unmatched;
-  if (calls == 0 && unmatched == 0) return {};
+  const std::uint64_t over_limit = c.collectives.calls_over_key_limit();
+  if (calls == 0 && unmatched == 0 && over_limit == 0) return {};
   std::string text = ", " + plural(calls, "collective call", "collective calls") + " timed";
   if (calls > 0) {
     text += " (" + std::to_string(valid) + " valid, " +
             plural(c.collectives.keys().size(), "key", "keys") + ")";
   }
+  if (over_limit > 0) {
+    text += ", " + std::to_string(over_limit) + " more not recorded per key (over the " +
+            std::to_string(CollectiveTable::kMaxKeys) + "-key limit)";
+  }
   if (unmatched > 0) text += ", " + std::to_string(unmatched) + " unmatched";
+  return text;
+}
+
+// What the other communicators' collective calls lost, summed: the line
+// must not hide calls that were never matched or not recorded per key.
+std::string others_collectives_text(const std::vector<CommSummary>& others) {
+  std::uint64_t inter = 0, unmatched = 0, over_limit = 0;
+  for (const CommSummary& c : others) {
+    (is_inter(c) ? inter : unmatched) += c.collective_calls_unmatched;
+    over_limit += c.collectives.calls_over_key_limit();
+  }
+  std::string text;
+  if (over_limit > 0)
+    text += ", " + std::to_string(over_limit) + " collective calls not recorded per key";
+  if (unmatched > 0) text += ", " + std::to_string(unmatched) + " collective calls unmatched";
+  if (inter > 0) text += ", " + not_matched_text(inter);
   return text;
 }
 
@@ -85,11 +123,12 @@ std::string communicator_text(const CommSummary& c, bool harmonized, bool patter
 }
 
 // The communicator the line is about: the busiest one that is a real
-// communicator (the record of size-1 communicators sums every process's
-// calls, which outnumber any one communicator's without being more telling).
+// communicator (the records of size-1 communicators and of intercommunicators
+// sum every process's calls, which outnumber any one communicator's without
+// being more telling: 2 ranks' 100 barriers on an intercommunicator are 200).
 const CommSummary* busiest(const std::vector<CommSummary>& communicators) {
   const auto rank = [](const CommSummary& c) {
-    return std::tuple(c.kind != "self", c.calls, c.name == "MPI_COMM_WORLD");
+    return std::tuple(c.kind != "self" && !is_inter(c), c.calls, c.name == "MPI_COMM_WORLD");
   };
   const CommSummary* best = nullptr;
   for (const CommSummary& c : communicators)
@@ -105,6 +144,12 @@ std::string summary_line(const JobReport& report) {
       "harmonize: mode=" + (report.mode.empty() ? "?" : report.mode) + " " +
       plural(static_cast<std::uint64_t>(std::max(report.job.ranks, 0)), "rank", "ranks") + " " +
       plural(static_cast<std::uint64_t>(std::max(report.job.nodes, 0)), "node", "nodes");
+  // The nodes are the library's (HARMONIZE_ARRIVAL's node:N counts them):
+  // virtual ones with HARMONIZE_TEST_NODE_SIZE or the test clocks, so the
+  // hosts are said beside them when they differ.
+  if (!report.job.hosts.empty() &&
+      report.job.hosts.size() != static_cast<std::size_t>(report.job.nodes))
+    line += " (" + plural(report.job.hosts.size(), "host", "hosts") + ")";
   if (!report.clock.scheme.empty()) line += " sync=" + report.clock.scheme;
   if (report.clock.test_clock) line += " test-clock";
   const bool patterned = report.arrival && report.arrival->pattern != "none";
@@ -126,9 +171,14 @@ std::string summary_line(const JobReport& report) {
       }
       if (rest.not_harmonized_calls > 0)
         line += ", " + std::to_string(rest.not_harmonized_calls) + " not harmonized";
+      line += others_collectives_text(others);
     }
   }
-  line += " | report " + (report.report_file.empty() ? std::string("none") : report.report_file);
+  if (!report.report_lost.empty()) {
+    line += " | report lost: " + report.report_lost + " not written";
+  } else {
+    line += " | report " + (report.report_file.empty() ? std::string("none") : report.report_file);
+  }
   return line;
 }
 

@@ -5,6 +5,7 @@
 #include "harmonize/lifecycle.hpp"
 #include "harmonize/mpix_harmonize.h"
 #include "shim/reentrancy_guard.hpp"
+#include "shim/timed_call.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -44,11 +45,15 @@ HARMONIZE_EXPORT int MPI_Barrier(MPI_Comm comm) {
 
 HARMONIZE_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
   // Its timed calls are matched (or counted) before its handle can be reused.
-  if (harmonize::g_collective_timer != nullptr && comm != nullptr) {
+  const bool timing = harmonize::g_collective_timer != nullptr && comm != nullptr;
+  if (timing) {
     harmonize::shim::ReentrancyGuard guard;
     if (guard.outermost()) harmonize::communicator_freeing(*comm);
   }
-  return PMPI_Comm_free(comm);
+  const int status = PMPI_Comm_free(comm);
+  // After the free: a handle reused from now on is a new communicator.
+  if (timing) harmonize::shim::g_communicators_freed.fetch_add(1, std::memory_order_relaxed);
+  return status;
 }
 
 HARMONIZE_EXPORT int MPIX_Harmonize(MPI_Comm comm, int* flag) {

@@ -5,6 +5,7 @@
 // outside the timed interval.
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "harmonize/collective_timer.hpp"
@@ -29,6 +30,37 @@ inline int rank_of(MPI_Comm comm) {
   return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS ? rank : 0;
 }
 
+// Communicators freed through MPI_Comm_free so far: a handle may come back
+// as another communicator's, so what was learnt of a handle before a free is
+// learnt again after it.
+inline std::atomic<std::uint64_t> g_communicators_freed{0};
+
+#ifdef HARMONIZE_SMPI
+inline thread_local MPI_Comm t_inter_comm = MPI_COMM_NULL;
+inline thread_local bool t_inter = false;
+inline thread_local std::uint64_t t_inter_frees = 0;
+#else
+inline thread_local MPI_Comm t_inter_comm __attribute__((tls_model("initial-exec"))) =
+    MPI_COMM_NULL;
+inline thread_local bool t_inter __attribute__((tls_model("initial-exec"))) = false;
+inline thread_local std::uint64_t t_inter_frees __attribute__((tls_model("initial-exec"))) = 0;
+#endif
+
+// Whether `comm` (just used successfully) is an intercommunicator. Asked of
+// MPI once per run of calls on one communicator (benchmarks call one
+// communicator's collectives in a row): a call into MPI on every timed
+// collective would cost more than the two stamps' budget allows.
+inline bool is_intercommunicator(MPI_Comm comm) {
+  const std::uint64_t frees = g_communicators_freed.load(std::memory_order_relaxed);
+  if (comm != t_inter_comm || frees != t_inter_frees) {
+    int flag = 0;
+    t_inter = PMPI_Comm_test_inter(comm, &flag) == MPI_SUCCESS && flag != 0;
+    t_inter_comm = comm;
+    t_inter_frees = frees;
+  }
+  return t_inter;
+}
+
 // `call` returns the MPI status, returned as it is.
 template <typename Comm, typename Root, typename Bytes, typename Call>
 int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
@@ -39,12 +71,17 @@ int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
   const double entry = timer->now();
   const int status = call();
   const double exit = timer->now();
+  const MPI_Comm communicator = comm();
+  // Only a handle the call accepted is asked about: asking about a bad one
+  // would run the user's error handler a second time.
+  const bool inter = status == MPI_SUCCESS && is_intercommunicator(communicator);
   timer->add({.entry = entry,
               .exit = exit,
               .bytes = bytes(),
-              .comm = comm(),
+              .comm = communicator,
               .root = root(),
-              .operation = operation});
+              .operation = operation,
+              .inter = inter});
   return status;
 }
 

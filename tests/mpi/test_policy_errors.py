@@ -34,7 +34,7 @@ CASES = [
     ({"HARMONIZE_TEST_CLOCK_DRIFT": "50"},
      "HARMONIZE_TEST_CLOCK_DRIFT='50' is not valid: expected a drift with unit ppm"),
     ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": "rank:x:1us"},
-     "HARMONIZE_ARRIVAL='rank:x:1us' is not valid: rank 'x' is not a whole number from 0; "
+     "HARMONIZE_ARRIVAL='rank:x:1us' is not valid: rank 'x' is not a whole number from 0 to 2147483647; "
      "expected none, rank:R:DELAY"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_ARRIVAL": "rank:0:1us"},
      "HARMONIZE_ARRIVAL='rank:0:1us' needs HARMONIZE_MODE=harmonize"),
@@ -289,3 +289,43 @@ def test_error_line_shows_the_value_escaped_and_cut(value, shown):
     assert "\x1b" not in result.stderr and "\ufeff" not in result.stderr
     assert all(len(line) < 300 for line in errors)
     assert len(errors) == 2  # the line, then "stopping the job"
+
+
+# --- issue 25, D3 and minors: a delay file is user input like any value ------
+
+@pytest.mark.parametrize("content,shown", [
+    (b"0us \x1b[2J\x1b[H1us\n", r"line 1: delay '\x1b[2J\x1b[H1us' is not a duration"),
+    (b"\x7fELF\x02\x01\x01" + b"\x01" * 200 + b"\x00\xff\n",
+     r"line 1: delay '\x7fELF\x02\x01\x01\x01"),
+    (b"0us 1\xe2\x80\x8bus\n", r"line 1: delay '1\u200Bus' is not a duration"),
+], ids=["escape", "binary", "invisible"])
+def test_bad_delay_file_entry_is_shown_escaped_and_cut(tmp_path, content, shown):
+    delays = tmp_path / "delays.txt"
+    delays.write_bytes(content)
+    result = run_mpi(2, [PROGRAMS / "barrier_loop"], timeout=60,
+                     env={"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": f"file:{delays}"})
+    errors = stopped_with(result, shown)
+    raw = result.stderr.encode("utf-8", "surrogateescape")
+    assert b"\x1b" not in raw and b"\x01" not in raw and b"\x00" not in raw, result.stderr
+    token = re.search(r"delay '(.*)' is not", result.stderr).group(1)
+    assert len(token) <= 81  # cut after 80 characters, with an ellipsis
+
+
+def test_delay_file_with_a_byte_order_mark_is_read(tmp_path):
+    delays = tmp_path / "delays.txt"
+    delays.write_bytes(b"\xef\xbb\xbf0us 5us\n")
+    result = run_mpi(2, [PROGRAMS / "barrier_loop", "5"], timeout=120, check=True, env={
+        "HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": f"file:{delays}",
+        "HARMONIZE_REPORT": "none"})
+    assert "program done" in result.stdout
+    assert "harmonize: error" not in result.stderr
+
+
+@pytest.mark.parametrize("pattern,message", [
+    ("rank:3000000000:1us", "rank '3000000000' is not a whole number from 0 to 2147483647"),
+    ("linear:1e-9us", "MAX '1e-9us' is below 1ns: a delay is 0 or from 1ns to 10s"),
+], ids=["above-range", "below-1ns"])
+def test_arrival_values_out_of_range_say_the_range(pattern, message):
+    result = run_mpi(2, [PROGRAMS / "barrier_loop"], timeout=60,
+                     env={"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": pattern})
+    stopped_with(result, message)

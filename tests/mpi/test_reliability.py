@@ -111,3 +111,66 @@ def test_a_harmonized_barrier_that_did_not_harmonize_says_why(tmp_path):
         assert "MPI_COMM_WORLD" in warnings[0] and "ranks" in warnings[0] and "cores" in warnings[0]
     else:
         assert not warnings, result.stderr
+
+
+# --- issue 25, D4: collectives on an intercommunicator ----------------------
+
+def summary_line_of(stderr):
+    return next(l for l in stderr.splitlines() if l.startswith("harmonize: mode="))
+
+
+@pytest.mark.parametrize("barriers", [True, False], ids=["with-barriers", "collectives-only"])
+def test_intercommunicator_collectives_are_counted_where_called(tmp_path, barriers):
+    report_path = tmp_path / "report.json"
+    args = ["100"] if barriers else ["100", "nobarrier"]
+    result = run_mpi(2, [PROGRAMS / "inter_collectives", *args], env={
+        "HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": report_path}, timeout=300, check=True)
+    report = json.loads(report_path.read_text())
+    by_kind = {c["kind"]: c for c in report["communicators"]}
+    world = next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
+    inter = by_kind["inter"]
+    # 2 processes x 100 calls x (allreduce, bcast): where they were called.
+    assert inter["collectives"]["calls_unmatched"] == 400, inter["collectives"]
+    assert world["collectives"]["calls_unmatched"] == 0, world["collectives"]
+    assert inter["calls"] == (200 if barriers else 0)
+    line = summary_line_of(result.stderr)
+    # The line is about MPI_COMM_WORLD, not the sum of every process's
+    # intercommunicator barriers, and says the calls were not matched.
+    assert "| MPI_COMM_WORLD: 10 barriers, exit skew p50" in line, line
+    others = f"| +1 communicator: {200 if barriers else 0} barriers"
+    assert others + ", 400 collective calls on intercommunicators (not matched) |" in line, line
+    assert "unmatched" not in line, line
+
+
+# --- issue 25, minor (e): harmonized barriers in several threads at once -----
+
+def test_harmonized_barriers_in_several_threads_are_said(tmp_path):
+    report_path = tmp_path / "report.json"
+    result = run_mpi(2, [PROGRAMS / "threads", "100"], env={
+        "HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path, "HARMONIZE_QUIET": "1"},
+        timeout=600, check=True)
+    if "not provided" in result.stdout:
+        pytest.skip("MPI library without MPI_THREAD_MULTIPLE")
+    report = json.loads(report_path.read_text())
+    concurrent = report["concurrent_harmonized_barriers"]
+    warnings = [l for l in result.stderr.splitlines()
+                if l.startswith("harmonize: warning: harmonized barriers ran in several threads")]
+    # Two threads per process start their 100 barriers together: with Open
+    # MPI they overlap. MPICH's global lock can run one thread's barriers
+    # before the other's (1 run in 5 here): then nothing overlapped, and
+    # nothing may be said.
+    if MPI_FLAVOR == "openmpi":
+        assert concurrent["processes"] >= 1, concurrent
+    if concurrent["processes"] == 0:
+        assert not warnings, result.stderr
+        return
+    assert len(warnings) == 1, result.stderr
+    assert "MPI_THREAD_MULTIPLE" in warnings[0] and "one thread per process" in warnings[0]
+
+
+def test_one_thread_per_process_is_not_warned_about(tmp_path):
+    report_path = tmp_path / "report.json"
+    result = run_mpi(2, [PROGRAMS / "barrier_loop", "50"], env={
+        "HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path}, timeout=300, check=True)
+    assert json.loads(report_path.read_text())["concurrent_harmonized_barriers"]["processes"] == 0
+    assert "several threads" not in result.stderr

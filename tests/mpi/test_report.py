@@ -1,7 +1,8 @@
 """The JSON report and the summary line: schema, consistency, no overwrite."""
 import json
+import subprocess
 
-from conftest import PROGRAMS, run_mpi
+from conftest import LIBRARY, PROGRAMS, clean_environment, mpiexec_command, run_mpi
 
 DISTRIBUTION_KEYS = {"count", "mean", "min", "p50", "p90", "p99", "max"}
 
@@ -101,3 +102,75 @@ def test_a_normal_run_has_no_warning(tmp_path):
     harmonized = (world["exit_skew"]["p50"] <= 2e-6 and world["failure_rate"] <= 0.05 and
                   world["late_rate"] <= 0.05)
     assert ("warning" in result.stderr) == (not harmonized), result.stderr
+
+
+# --- issue 25, D6: a report that cannot be written where asked ---------------
+
+def summary_of(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("harmonize: mode=")]
+
+
+def test_report_whose_directory_vanished_goes_to_the_working_directory(workdir):
+    out = workdir / "out"
+    out.mkdir()
+    result = run_mpi(2, [PROGRAMS / "report_dir_vanishes", "20", "-", out], check=True, env={
+        "HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": out / "r-%j.json"})
+    assert not out.exists()
+    saved = list(workdir.glob("r-*.json"))
+    assert len(saved) == 1, result.stderr
+    report = json.loads(saved[0].read_text())
+    assert report["communicators"][0]["calls"] == 21
+    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith(f"harmonize: error: cannot write the report to {out}/r-")
+    assert "No such file or directory" in errors[0]
+    assert errors[0].endswith(f"; written to {saved[0]} instead"), errors[0]
+    assert summary_of(result.stderr)[0].endswith(f"| report {saved[0]}")
+
+
+def test_report_to_a_full_disk_goes_to_the_working_directory(workdir):
+    result = run_mpi(2, [PROGRAMS / "barrier_loop", "5"], check=True, env={
+        "HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": "/dev/full"})
+    saved = list(workdir.glob("harmonize-*.json"))
+    assert len(saved) == 1, result.stderr
+    assert json.loads(saved[0].read_text())["mode"] == "observe"
+    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    assert errors == [f"harmonize: error: cannot write the report to /dev/full: cannot write "
+                      f"/dev/full: No space left on device; written to {saved[0]} instead"], \
+        result.stderr
+
+
+def test_report_written_nowhere_is_said_to_be_lost(tmp_path):
+    # The report's directory and the working directory both vanish, and
+    # TMPDIR names no directory: every place fails.
+    work = tmp_path / "work"
+    out = work / "out"
+    out.mkdir(parents=True)
+    env = clean_environment(HARMONIZE_MODE="observe", HARMONIZE_REPORT=str(out / "r.json"),
+                            LD_PRELOAD=str(LIBRARY))
+    cmd = mpiexec_command(2, [str(PROGRAMS / "report_dir_vanishes"), "5",
+                              str(tmp_path / "no-such-tmpdir"), str(out), str(work)])
+    result = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=120)
+    assert "program done" in result.stdout, result.stderr
+    assert not list(tmp_path.rglob("*.json"))
+    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith(f"harmonize: error: cannot write the report to {out}/r.json: ")
+    assert f"; nor to {tmp_path}/no-such-tmpdir/r.json: " in errors[0]
+    assert errors[0].endswith(f"; the report {out}/r.json is lost (its content was not written "
+                              "anywhere)"), errors[0]
+    assert summary_of(result.stderr)[0].endswith(f"| report lost: {out}/r.json not written")
+
+
+# --- issue 25, minor (c): the nodes of the line are the library's ------------
+
+def test_virtual_nodes_are_the_nodes_of_the_line(tmp_path):
+    path = tmp_path / "r.json"
+    result = run({"HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": path,
+                  "HARMONIZE_TEST_NODE_SIZE": "2"}, nprocs=4, calls="10")
+    report = json.loads(path.read_text())
+    hosts = len(report["job"]["hosts"])
+    assert report["job"]["nodes"] == 2
+    line = summary_of(result.stderr)[0]
+    expected = "4 ranks 2 nodes" + ("" if hosts == 2 else f" ({hosts} host{'s' if hosts > 1 else ''})")
+    assert line.startswith(f"harmonize: mode=observe {expected} "), line

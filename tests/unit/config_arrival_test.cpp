@@ -72,19 +72,20 @@ TEST_CASE("a bad arrival pattern says what is wrong with it", "[config][arrival]
   CHECK(refused("late:0:1us") == "unknown pattern 'late'");
   CHECK(refused("rank:0") == "expected rank:R:DELAY");
   CHECK(refused("rank:0:1us:2") == "expected rank:R:DELAY");
-  CHECK(refused("rank:-1:1us") == "rank '-1' is not a whole number from 0");
-  CHECK(refused("rank:x:1us") == "rank 'x' is not a whole number from 0");
+  CHECK(refused("rank:-1:1us") == "rank '-1' is not a whole number from 0 to 2147483647");
+  CHECK(refused("rank:x:1us") == "rank 'x' is not a whole number from 0 to 2147483647");
   CHECK(refused("rank:0:10") ==
         "delay '10' is not a duration with unit ns, us, ms or s from 0 to 10s");
   CHECK(refused("rank:0:11s") ==
         "delay '11s' is not a duration with unit ns, us, ms or s from 0 to 10s");
   CHECK(refused("rank:0:-1us") ==
         "delay '-1us' is not a duration with unit ns, us, ms or s from 0 to 10s");
-  CHECK(refused("ranks:0,,2:1us") == "rank '' is not a whole number from 0");
+  CHECK(refused("ranks:0,,2:1us") == "rank '' is not a whole number from 0 to 2147483647");
   CHECK(refused("node:1") == "expected node:N:DELAY");
   CHECK(refused("linear:1us:2") == "expected linear:MAX");
   CHECK(refused("random:1us:2:3") == "expected random:MAX[:SEED]");
-  CHECK(refused("random:1us:-2") == "seed '-2' is not a whole number from 0");
+  CHECK(refused("random:1us:-2") ==
+        "seed '-2' is not a whole number from 0 to 9223372036854775807");
   CHECK(refused("random:fast") ==
         "MAX 'fast' is not a duration with unit ns, us, ms or s from 0 to 10s");
   CHECK(refused("file:") == "file: needs the path of the delay file");
@@ -136,7 +137,8 @@ TEST_CASE("HARMONIZE_ARRIVAL is validated like every variable", "[config][arriva
   const PolicyResult bad = with("rank:one:5us", nothing);
   REQUIRE(bad.errors.size() == 1);
   CHECK(bad.errors[0] ==
-        "HARMONIZE_ARRIVAL='rank:one:5us' is not valid: rank 'one' is not a whole number from 0; "
+        "HARMONIZE_ARRIVAL='rank:one:5us' is not valid: rank 'one' is not a whole number from 0 to "
+        "2147483647; "
         "expected " +
             std::string(kArrivalSyntax));
 
@@ -180,4 +182,100 @@ TEST_CASE("HARMONIZE_ARRIVAL is validated like every variable", "[config][arriva
   CHECK(broken.errors[0] ==
         "HARMONIZE_ARRIVAL='file:/d.txt': the delay file is not valid: line 1: delay 'fast' is "
         "not a duration with unit ns, us, ms or s from 0 to 10s");
+}
+
+// Issue 25, D3: a delay file is user input shown in an error line like any
+// other value: escaped and cut (README, "Environment variables").
+TEST_CASE("a bad delay is shown escaped and cut, never raw", "[config][arrival]") {
+  std::string why;
+  // Escape codes that would clear the screen.
+  CHECK_FALSE(parse_delay_list("0us \x1b[2J\x1b[H1us\n", why));
+  CHECK(why ==
+        "line 1: delay '\\x1b[2J\\x1b[H1us' is not a duration with unit ns, us, ms or s from 0 "
+        "to 10s");
+  // A binary file: its bytes escaped, the token cut after 80 characters.
+  std::string binary(
+      "\x7f"
+      "ELF\x02\x01\x01",
+      7);
+  binary += std::string(200, '\x01') + std::string(1, '\0') + "\xff\xfe";
+  CHECK_FALSE(parse_delay_list(binary, why));
+  CHECK(why.find('\x1b') == std::string::npos);
+  CHECK(why.find('\x7f') == std::string::npos);
+  CHECK(why.find('\x01') == std::string::npos);
+  CHECK(why.find('\0') == std::string::npos);
+  CHECK(why.rfind("line 1: delay '\\x7fELF\\x02\\x01\\x01\\x01", 0) == 0);
+  CHECK(why.find("\xe2\x80\xa6'") != std::string::npos);  // cut, with an ellipsis
+  CHECK(why.size() < 200);
+  // Invisible characters are shown, not hidden.
+  CHECK_FALSE(parse_delay_list("0us 1\xe2\x80\x8bus\n", why));
+  CHECK(why.find("'1\\u200Bus'") != std::string::npos);
+  // In the pattern itself too.
+  CHECK(refused("rank:\x1b[31m:1us") ==
+        "rank '\\x1b[31m' is not a whole number from 0 to 2147483647");
+  CHECK(refused("\x1b]0;x\x07:1us") == "unknown pattern '\\x1b]0;x\\x07'");
+}
+
+TEST_CASE("a delay file may start with a byte order mark", "[config][arrival]") {
+  std::string why;
+  const auto delays = parse_delay_list(
+      "\xef\xbb\xbf"
+      "0us 20us\n",
+      why);
+  INFO(why);
+  REQUIRE(delays);
+  CHECK(*delays == std::vector<double>{0.0, 20e-6});
+  // Only at the start: anywhere else it is a character of a token, shown.
+  CHECK_FALSE(
+      parse_delay_list("0us \xef\xbb\xbf"
+                       "20us\n",
+                       why));
+  CHECK(why.find("'\\uFEFF20us'") != std::string::npos);
+}
+
+TEST_CASE("a number out of range says the range, upper limit included", "[config][arrival]") {
+  CHECK(refused("rank:3000000000:1us") ==
+        "rank '3000000000' is not a whole number from 0 to 2147483647");
+  CHECK(refused("ranks:0,99999999999:1us") ==
+        "rank '99999999999' is not a whole number from 0 to 2147483647");
+  CHECK(refused("node:2147483648:1us") ==
+        "node '2147483648' is not a whole number from 0 to 2147483647");
+  CHECK(refused("random:1us:99999999999999999999") ==
+        "seed '99999999999999999999' is not a whole number from 0 to 9223372036854775807");
+  CHECK(parsed("rank:2147483647:1us").late == std::vector<int>{2147483647});
+}
+
+TEST_CASE("a non-zero delay below 1ns is refused; delays are spelled in their own unit",
+          "[config][arrival]") {
+  CHECK(refused("linear:1e-9us") == "MAX '1e-9us' is below 1ns: a delay is 0 or from 1ns to 10s");
+  CHECK(refused("rank:0:0.5ns") == "delay '0.5ns' is below 1ns: a delay is 0 or from 1ns to 10s");
+  std::string why;
+  CHECK_FALSE(parse_delay_list("0us 0.1ns\n", why));
+  CHECK(why == "line 1: delay '0.1ns' is below 1ns: a delay is 0 or from 1ns to 10s");
+  CHECK(arrival_text(parsed("linear:1ns")) == "linear:1ns");
+  CHECK(arrival_text(parsed("linear:0.001us")) == "linear:1ns");
+  CHECK(arrival_text(parsed("linear:1.5ns")) == "linear:1.5ns");
+  CHECK(arrival_text(parsed("linear:0ns")) == "linear:0ns");
+  CHECK(arrival_text(parsed("linear:10s")) == "linear:10s");
+  // Every duration a user can write comes back in a unit, without an
+  // exponent, and parses back to itself (the ranks compare these texts).
+  const char* units[] = {"ns", "us", "ms", "s"};
+  unsigned state = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 1103515245u + 12345u;
+    const unsigned digits = state % 1000000000u;
+    const int decimals = static_cast<int>((state >> 8) % 10);
+    std::string number = std::to_string(digits);
+    if (decimals > 0 && number.size() > static_cast<std::size_t>(decimals))
+      number.insert(number.size() - static_cast<std::size_t>(decimals), ".");
+    const std::string text = "linear:" + number + units[(state >> 16) % 4];
+    std::string error;
+    const auto pattern = parse_arrival(text, error);
+    if (!pattern) continue;  // above 10s, or below 1ns
+    const std::string canonical = arrival_text(*pattern);
+    INFO(text << " -> " << canonical);
+    CHECK(canonical.substr(7).find('e') == std::string::npos);  // after "linear:"
+    CHECK(arrival_text(parsed(canonical)) == canonical);
+    CHECK(parsed(canonical).delay == pattern->delay);
+  }
 }

@@ -137,3 +137,68 @@ TEST_CASE("an arrival pattern is named, and the skew said to be against it",
   r.arrival = ArrivalInfo{"none", 0};  // harmonized, no pattern: as before
   CHECK(summary_line(r) == summary_line(harmonize_report()));
 }
+
+// Issue 25, D4: the intercommunicators' record sums every process's calls.
+TEST_CASE("the line is about a real communicator, not the sum of the intercommunicators",
+          "[report][summary]") {
+  JobReport r = harmonize_report();
+  r.mode = "observe";
+  r.communicators[0].calls = 10;
+  CommSummary inter;
+  inter.name = "intercommunicators (all processes)";
+  inter.kind = "inter";
+  inter.calls = 200;  // 2 processes x 100
+  inter.collective_calls_unmatched = 400;
+  r.communicators.push_back(inter);
+  CHECK(summary_line(r) ==
+        "harmonize: mode=observe 2 ranks 1 node sync=h2hca | MPI_COMM_WORLD: 10 barriers, exit "
+        "skew p50 42 ns p99 130 ns | +1 communicator: 200 barriers, 400 collective calls on "
+        "intercommunicators (not matched) | report harmonize-1234.json");
+  // Alone, it is shown, its calls said to be not matched.
+  r.communicators.erase(r.communicators.begin());
+  CHECK_THAT(summary_line(r),
+             Catch::Contains("| intercommunicators (all processes): 200 barriers, 400 collective "
+                             "calls on intercommunicators (not matched) |"));
+}
+
+// Issue 25, minor (d): matched calls beyond the 64 keys are counted, and said.
+TEST_CASE("calls over the key limit are said in the line", "[report][summary]") {
+  JobReport r = harmonize_report();
+  MatchedCall call;
+  call.key = {0, 8, -1};
+  r.communicators[0].collectives.add_matched(call);
+  r.communicators[0].collectives.calls_over_key_limit() = 44544;
+  CHECK_THAT(summary_line(r),
+             Catch::Contains("2 resyncs, 1 collective call timed (0 valid, 1 key), 44544 more not "
+                             "recorded per key (over the 64-key limit) | report"));
+  CommSummary sub;
+  sub.name = "comm#1@0 (size 2)";
+  sub.kind = "intra";
+  sub.calls = 5;
+  sub.collectives.calls_over_key_limit() = 7;
+  sub.collective_calls_unmatched = 3;
+  r.communicators.push_back(sub);
+  CHECK_THAT(summary_line(r),
+             Catch::Contains("| +1 communicator: 5 barriers, 0 missed, 0 late, 7 collective calls "
+                             "not recorded per key, 3 collective calls unmatched | report"));
+}
+
+// Issue 25, minor (c): the nodes are the library's (node:N's), hosts beside.
+TEST_CASE("virtual nodes are counted as nodes, the hosts said beside", "[report][summary]") {
+  JobReport r = harmonize_report();
+  r.job.ranks = 4;
+  r.job.nodes = 2;
+  r.job.hosts = {"vm"};
+  CHECK_THAT(summary_line(r), Catch::StartsWith("harmonize: mode=harmonize 4 ranks 2 nodes (1 "
+                                                "host) sync=h2hca |"));
+  r.job.hosts = {"a", "b"};
+  CHECK_THAT(summary_line(r), Catch::StartsWith("harmonize: mode=harmonize 4 ranks 2 nodes sync="));
+}
+
+// Issue 25, D6: a report written nowhere is not "report none".
+TEST_CASE("a lost report is said to be lost", "[report][summary]") {
+  JobReport r = harmonize_report();
+  r.report_file.clear();
+  r.report_lost = "out/r.json";
+  CHECK_THAT(summary_line(r), Catch::EndsWith("| report lost: out/r.json not written"));
+}

@@ -1,0 +1,80 @@
+#include "report/report_fallback.hpp"
+
+#include <sys/stat.h>
+
+namespace harmonize::report {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// One directory under two names ("." and the working directory's path):
+// trying it again would only fail again, and say so twice.
+bool same_directory(const std::string& a, const std::string& b) {
+  struct stat first {
+  }, second{};
+  if (::stat(a.c_str(), &first) != 0 || ::stat(b.c_str(), &second) != 0) return a == b;
+  return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+}  // namespace
+
+std::string fallback_name(const std::string& path, std::string_view job_id) {
+  struct stat status {};
+  const bool special = names_open_descriptor(path) ||
+                       (::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode));
+  const auto slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (special || name.empty()) return "harmonize-" + std::string(job_id) + ".json";
+  return name;
+}
+
+std::vector<std::string> fallback_directories(const std::string& working_directory,
+                                              const char* tmpdir) {
+  std::vector<std::string> directories;
+  directories.push_back(working_directory.empty() ? "." : working_directory);
+  directories.push_back(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp");
+  return directories;
+}
+
+SavedReport save_report(const std::string& path, std::string_view text, const std::string& name,
+                        const std::vector<std::string>& directories) {
+  SavedReport saved;
+  saved.requested = path;
+  saved.written = write_report_file(path, text);
+  if (saved.written.error.empty()) return saved;
+  saved.error = saved.written.error;
+  saved.written = {};
+  struct stat status {};
+  // A device or a pipe lives in /dev or anywhere: its directory is no
+  // reason to skip a fallback there.
+  const bool regular_target = !names_open_descriptor(path) &&
+                              !(::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode));
+  for (const std::string& directory : directories) {
+    if (regular_target && same_directory(directory, directory_of(path))) continue;
+    const std::string candidate = (directory.back() == '/' ? directory : directory + "/") + name;
+    WrittenReport attempt = write_report_file(candidate, text);
+    if (attempt.error.empty()) {
+      saved.written = std::move(attempt);
+      saved.fell_back = true;
+      return saved;
+    }
+    saved.fallback_errors.push_back(candidate + ": " + attempt.error);
+  }
+  return saved;
+}
+
+std::string save_problem(const SavedReport& saved) {
+  if (saved.error.empty()) return {};
+  std::string line = "error: cannot write the report to " + saved.requested + ": " + saved.error;
+  if (saved.fell_back) return line + "; written to " + saved.written.final_path + " instead";
+  for (const std::string& failed : saved.fallback_errors) line += "; nor to " + failed;
+  return line + "; the report " + saved.requested +
+         " is lost (its content was not written anywhere)";
+}
+
+}  // namespace harmonize::report
