@@ -1,5 +1,7 @@
 #include "report/json_report.hpp"
 
+#include "report/comm_fields.hpp"
+
 #include "common/collective_kind.hpp"
 #include "report/totals.hpp"
 
@@ -70,38 +72,29 @@ json collectives_json(const CommSummary& c) {
 }  // namespace
 
 json to_json(const CommSummary& c) {
-  return json{
+  json out{
       {"name", c.name},
       {"size", c.size},
       {"kind", c.kind},
-      {"calls", c.calls},
-      {"harmonized_calls", c.harmonized_calls},
-      {"not_harmonized_calls", c.not_harmonized_calls},
       {"not_harmonized_reason", c.not_harmonized_reason},
       {"missed_calls_any", c.missed_calls_any},
-      {"missed_events_per_rank", c.missed_events_per_rank},
       {"failure_rate", c.failure_rate},
       {"late_calls_any", c.late_calls_any},
-      {"late_events_per_rank", c.late_events_per_rank},
       {"late_rate", c.late_rate},
-      {"resyncs", c.resyncs},
       {"resync_seconds", c.resync_seconds},
       {"slack",
        {{"initial", c.slack_initial},
         {"final", c.slack_final},
         {"min", c.slack_min},
         {"max", c.slack_max}}},
-      {"exit_skew", to_json(c.exit_skew)},
-      {"lateness", to_json(c.lateness)},
-      {"late_by", to_json(c.late_by)},
-      {"wait", to_json(c.wait)},
-      {"need", to_json(c.need)},
-      {"time_in_call", to_json(c.time_in_call)},
-      {"truth_exit_skew", to_json(c.truth_exit_skew)},
-      {"clock_error_bound", to_json(c.clock_error_bound)},
-      {"truth_clock_error", to_json(c.truth_clock_error)},
       {"collectives", collectives_json(c)},
   };
+  for (const auto& field : fields::kCounters)
+    if (!field.json.empty()) out[std::string(field.json)] = c.*field.summary;
+  for (const auto& field : fields::kPerRank) out[std::string(field.json)] = c.*field.summary;
+  for (const auto& field : fields::kDistributions)
+    out[std::string(field.json)] = to_json(c.*field.summary);
+  return out;
 }
 
 namespace {

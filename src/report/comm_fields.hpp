@@ -1,0 +1,88 @@
+#pragma once
+// The fields of a communicator's record (CommStats) and of its job-wide
+// summary (CommSummary), each listed once: the flat encoding that carries a
+// rank's records to rank 0, the merge of two records of one process, the
+// summary over the ranks and the JSON report follow from these lists. A new
+// counter or distribution is a member in each struct and one line here.
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "report/comm_stats.hpp"
+
+namespace harmonize::report::fields {
+
+// How the ranks' counts of one communicator make the summary's.
+enum class Across {
+  calls,   // every member counts the same calls: the largest, summed over per-process records
+  events,  // each rank's own events (ground truth, collectives): summed, whatever the merge
+};
+
+struct Counter {
+  std::string_view json;  // "": written elsewhere (test-clock truth, the collectives object)
+  std::uint64_t CommStats::*stats;
+  std::uint64_t CommSummary::*summary;
+  Across across;
+};
+
+inline constexpr std::array kCounters{
+    Counter{"calls", &CommStats::calls, &CommSummary::calls, Across::calls},
+    Counter{"harmonized_calls", &CommStats::harmonized_calls, &CommSummary::harmonized_calls,
+            Across::calls},
+    Counter{"not_harmonized_calls", &CommStats::not_harmonized_calls,
+            &CommSummary::not_harmonized_calls, Across::calls},
+    Counter{"resyncs", &CommStats::resyncs, &CommSummary::resyncs, Across::calls},
+    Counter{"", &CommStats::truth_late_calls, &CommSummary::truth_late_calls, Across::events},
+    Counter{"", &CommStats::truth_late_unflagged, &CommSummary::truth_late_unflagged,
+            Across::events},
+    Counter{"", &CommStats::truth_bound_checks, &CommSummary::truth_bound_checks, Across::events},
+    Counter{"", &CommStats::truth_bound_violations, &CommSummary::truth_bound_violations,
+            Across::events},
+    Counter{"", &CommStats::collective_calls_unmatched, &CommSummary::collective_calls_unmatched,
+            Across::events},
+    Counter{"", &CommStats::collective_log_spills, &CommSummary::collective_log_spills,
+            Across::events},
+};
+
+// A rank's own events that the summary keeps rank by rank (index = rank in
+// the communicator): which ranks missed, which left late.
+struct PerRank {
+  std::string_view json;
+  std::uint64_t CommStats::*stats;
+  std::vector<std::uint64_t> CommSummary::*summary;
+};
+
+inline constexpr std::array kPerRank{
+    PerRank{"missed_events_per_rank", &CommStats::missed_calls,
+            &CommSummary::missed_events_per_rank},
+    PerRank{"late_events_per_rank", &CommStats::late_calls, &CommSummary::late_events_per_rank},
+};
+
+// Seconds that travel as they are (their merges differ: see comm_stats.cpp).
+inline constexpr std::array kSeconds{&CommStats::resync_seconds, &CommStats::slack_initial,
+                                     &CommStats::slack_final, &CommStats::slack_max,
+                                     &CommStats::slack_min};
+
+struct Distributed {
+  std::string_view json;
+  Distribution CommStats::*stats;
+  Distribution CommSummary::*summary;
+};
+
+// Merged over the ranks (some only rank 0 fills: its comment in CommStats).
+inline constexpr std::array kDistributions{
+    Distributed{"exit_skew", &CommStats::exit_skew, &CommSummary::exit_skew},
+    Distributed{"lateness", &CommStats::lateness, &CommSummary::lateness},
+    Distributed{"late_by", &CommStats::late_by, &CommSummary::late_by},
+    Distributed{"wait", &CommStats::wait, &CommSummary::wait},
+    Distributed{"time_in_call", &CommStats::time_in_call, &CommSummary::time_in_call},
+    Distributed{"truth_exit_skew", &CommStats::truth_exit_skew, &CommSummary::truth_exit_skew},
+    Distributed{"clock_error_bound", &CommStats::clock_error_bound,
+                &CommSummary::clock_error_bound},
+    Distributed{"truth_clock_error", &CommStats::truth_clock_error,
+                &CommSummary::truth_clock_error},
+    Distributed{"need", &CommStats::need, &CommSummary::need},
+};
+
+}  // namespace harmonize::report::fields
