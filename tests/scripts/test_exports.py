@@ -1,0 +1,37 @@
+"""The library exports the MPI entry points it intercepts and the public API,
+nothing else (src/shim/exports.map lets patterns through; this holds them to
+the list the sources declare): an exported helper would override the
+program's own symbol of that name."""
+import re
+import subprocess
+
+from conftest import LIBRARY, SOURCE_DIR
+
+FORTRAN_MANGLINGS = ("{}", "{}_", "{}__", "{}_f08_")
+
+
+def collectives():
+    """The timed collectives, as collective_kind.hpp names them."""
+    header = (SOURCE_DIR / "src" / "common" / "collective_kind.hpp").read_text()
+    names = re.search(r"kCollectiveNames\{(.*?)\};", header, re.S).group(1)
+    return [name for name in re.findall(r'"(\w+)"', names) if name != "barrier"]
+
+
+def expected_exports():
+    expected = {"MPIX_Harmonize", "MPIX_Harmonize_last_flag", "MPI_Comm_free"}
+    for entry in ("init", "init_thread", "finalize", "barrier"):
+        expected |= {f"MPI_{entry.capitalize()}", f"MPI_{entry.upper()}"}
+        expected |= {mangling.format(f"mpi_{entry}") for mangling in FORTRAN_MANGLINGS}
+    for name in collectives():
+        expected |= {f"MPI_{name.capitalize()}", f"MPI_{name.upper()}", f"mpi_{name}_f08ts_"}
+        expected |= {mangling.format(f"mpi_{name}") for mangling in FORTRAN_MANGLINGS}
+    return expected
+
+
+def test_only_the_entry_points_and_the_public_api_are_exported():
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(LIBRARY)], capture_output=True,
+                             text=True, check=True).stdout
+    exported = {line.split()[-1] for line in symbols.splitlines() if line.strip()}
+    expected = expected_exports()
+    assert exported - expected == set(), "exported beyond the entry points and the API"
+    assert expected - exported == set(), "an entry point is not exported"
