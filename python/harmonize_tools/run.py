@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """harmonize-run: launch any MPI program with libharmonize.so preloaded.
 
 usage: harmonize-run [options] [launcher options] -- program [args...]
@@ -48,10 +47,10 @@ import os
 import re
 import shlex
 import shutil
-import struct
-import subprocess
 import sys
 from pathlib import Path
+
+from .common import MPI_NAMES, UnknownLauncher, detect_kind, library_mpi, tools_dir
 
 PREFIX = "HARMONIZE_"
 MODES = ("off", "observe", "harmonize")
@@ -66,13 +65,6 @@ LAUNCHERS_BY_KIND = {
     "mpich": ("mpiexec.hydra", "mpiexec.mpich", "mpiexec", "mpirun"),
     "srun": ("srun",),
 }
-MPI_NAMES = {"openmpi": "Open MPI", "mpich": "MPICH"}
-# The libmpi a library needs tells its MPI: Open MPI 2-5 ship libmpi.so.20/40
-# (with libopen-pal/-rte), MPICH libmpich.so.12 (Debian) or libmpi.so.12
-# (upstream, Intel MPI: Hydra-launched like MPICH).
-MPI_OF_NEEDED = ((re.compile(r"^libmpich"), "mpich"),
-                 (re.compile(r"^libmpi\.so\.12$"), "mpich"),
-                 (re.compile(r"^libmpi\.so\.(20|40)$|^libopen-(pal|rte)\."), "openmpi"))
 # How to build for each MPI (README "Building against MPICH").
 BUILD_FOR = {
     "mpich": ("build-mpich", "-DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich "
@@ -213,51 +205,6 @@ def check_preloadable(library, origin):
                          "copy or symlink it to a path without spaces or colons and pass that")
 
 
-def elf_sections(data):
-    """(byte order, 64-bit?, section headers as tuples) of an ELF image."""
-    wide = data[4] == 2
-    order = "<" if data[5] == 1 else ">"
-    shoff, = struct.unpack_from(order + ("Q" if wide else "I"), data, 0x28 if wide else 0x20)
-    shentsize, shnum = struct.unpack_from(order + "HH", data, 0x3A if wide else 0x2E)
-    header = order + ("IIQQQQIIQQ" if wide else "IIIIIIIIII")
-    return order, wide, [struct.unpack_from(header, data, shoff + i * shentsize) for i in range(shnum)]
-
-
-def elf_needed(path):
-    """The DT_NEEDED names of an ELF shared object, as `readelf -d` lists them;
-    [] when it is none (read here: binutils need not be installed)."""
-    try:
-        data = Path(path).read_bytes()
-        if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
-            return []
-        order, wide, sections = elf_sections(data)
-        entry = order + ("qQ" if wide else "iI")
-        needed = []
-        for _, kind, _, _, offset, size, link, _, _, _ in sections:
-            if kind != 6:  # SHT_DYNAMIC; its sh_link is its string table
-                continue
-            strings = sections[link][4]
-            for position in range(offset, offset + size, struct.calcsize(entry)):
-                tag, value = struct.unpack_from(entry, data, position)
-                if tag == 0:  # DT_NULL ends the table
-                    break
-                if tag == 1:  # DT_NEEDED
-                    start = strings + value
-                    needed.append(data[start:data.index(b"\0", start)].decode(errors="replace"))
-        return needed
-    except (OSError, struct.error, IndexError, ValueError):
-        return []
-
-
-def library_mpi(library):
-    """('openmpi'|'mpich', the libmpi it needs), or (None, None) when it cannot be told."""
-    for name in elf_needed(library):
-        for pattern, mpi in MPI_OF_NEEDED:
-            if pattern.search(name):
-                return mpi, name
-    return None, None
-
-
 def build_hint(mpi, script_dir):
     """One line's worth of how to build the library for `mpi`."""
     root = script_dir.parent
@@ -313,34 +260,6 @@ def find_launcher(explicit, kind, dry_run=False):
         # A command line for a machine that has this launcher, not this one.
         return names[0]
     raise NotFound(f"no MPI launcher found on PATH (tried {', '.join(names)}); use --launcher PATH")
-
-
-def kind_from_version_text(text):
-    """Launcher kind from its `--version` output, or None."""
-    if re.search(r"Open MPI|OpenRTE|Open RTE|PRRTE", text):
-        return "openmpi"
-    if re.search(r"HYDRA|Hydra", text):
-        return "mpich"
-    if re.search(r"^slurm\b", text, re.MULTILINE | re.IGNORECASE):
-        return "srun"
-    return None
-
-
-def detect_kind(launcher):
-    if Path(launcher).name.startswith("srun"):
-        return "srun"
-    try:
-        probe = subprocess.run([launcher, "--version"], capture_output=True, text=True,
-                               timeout=30, stdin=subprocess.DEVNULL)
-        text = probe.stdout + probe.stderr
-    except (OSError, subprocess.TimeoutExpired) as error:
-        text = str(error)
-    kind = kind_from_version_text(text)
-    if kind is None:
-        first = text.strip().splitlines()[0] if text.strip() else "(no output)"
-        raise UsageError(f"cannot tell which MPI {launcher} belongs to (`--version` said: {first}); "
-                         "pass --launcher-kind openmpi|mpich|srun")
-    return kind
 
 
 def preload_value(library, existing):
@@ -399,7 +318,10 @@ def build_command(options, program, environ, script_dir):
     kind = options["kind"]
     launcher = find_launcher(options["launcher"], kind, options["dry_run"])
     if kind is None:
-        kind = detect_kind(launcher)
+        try:
+            kind = detect_kind(launcher)
+        except UnknownLauncher as error:
+            raise UsageError(str(error)) from error
     library, origin = match_launcher_mpi(library, origin, kind, launcher, script_dir, environ)
     check_preloadable(library, origin)
     variables = rank_environment(options, library, environ)
@@ -417,14 +339,18 @@ def printable(argv, variables):
     return " ".join(assignments + [shlex.quote(a) for a in argv])
 
 
-def main(argv):
+def main(argv=None, script_dir=None):
+    """harmonize-run with `argv` (default: sys.argv[1:]); `script_dir` is where
+    the launcher lies (scripts/ or the prefix's bin/): the library is looked
+    up from there."""
+    argv = sys.argv[1:] if argv is None else argv
+    script_dir = Path(script_dir) if script_dir is not None else tools_dir(__file__)
     try:
         ours, program = split_arguments(argv)
         options = parse_options(ours)
         if options["help"]:
             print(__doc__.strip())
             return 0
-        script_dir = Path(os.path.realpath(__file__)).parent
         command, child, variables = build_command(options, program, dict(os.environ), script_dir)
     except UsageError as error:
         print(f"harmonize-run: error: {error}", file=sys.stderr)
@@ -443,7 +369,3 @@ def main(argv):
     except OSError as error:
         print(f"harmonize-run: error: cannot run {command[0]}: {error.strerror}", file=sys.stderr)
         return 127
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """harmonize-scale: the real library on thousands of simulated ranks (SimGrid/SMPI).
 
 Builds the SMPI variant of the library if needed (CC=smpicc CXX=smpicxx,
@@ -22,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-SOURCE_DIR = Path(__file__).resolve().parents[1]
+from .common import parse_duration, tools_dir
 
 # SimGrid settings every run uses, and why:
 #   coll-selector:ompi      SMPI's "default" allgather posts P receives and
@@ -43,15 +42,12 @@ SIMGRID_CONFIG = ["smpi/coll-selector:ompi", "smpi/bcast:binomial_tree",
                   "smpi/simulate-computation:no", "smpi/wtime:2.5e-8"]
 
 
-def parse_duration(text):
-    units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    for unit in ("ns", "us", "ms", "s"):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * units[unit]
-    return float(text)
+def seconds(text):
+    """A SimGrid time ('1us', '1e-6', bare numbers in seconds) in seconds."""
+    return parse_duration(text, bare="s", exponent=True)
 
 
-def build(build_dir, rebuild=False):
+def build(build_dir, source_dir, rebuild=False):
     """Configures and builds the SMPI variant in `build_dir` unless it is there."""
     example = build_dir / "bin" / "harmonize-example"
     if example.exists() and not rebuild:
@@ -65,7 +61,7 @@ def build(build_dir, rebuild=False):
                      "libsimgrid-dev)")
     env = dict(os.environ, CC="smpicc", CXX="smpicxx")
     # -O2, no debug info: the program is copied once per simulated rank.
-    subprocess.run(["nice", "cmake", "-S", str(SOURCE_DIR), "-B", str(build_dir), "-DHARMONIZE_SMPI=ON",
+    subprocess.run(["nice", "cmake", "-S", str(source_dir), "-B", str(build_dir), "-DHARMONIZE_SMPI=ON",
                     "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
                     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG",
                     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"],
@@ -99,7 +95,7 @@ def write_platform(path, nodes, cores, topology, latency, bandwidth):
         '<platform version="4.1">\n'
         f'  <cluster id="cluster" prefix="node-" suffix="" radical="0-{nodes - 1}" speed="1Gf" '
         f'core="{cores}" bw="{bandwidth}" lat="{latency}" loopback_bw="20GBps" '
-        f'loopback_lat="{parse_duration(latency) / 10:.3g}s"{extra}/>\n'
+        f'loopback_lat="{seconds(latency) / 10:.3g}s"{extra}/>\n'
         "</platform>\n")
 
 
@@ -293,8 +289,12 @@ def plot(rows, out, schemes, fits):
         plt.close(fig)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None, script_dir=None):
+    """harmonize-scale with `argv` (default: sys.argv[1:]); the sources it
+    builds are the parent of `script_dir` (scripts/)."""
+    source_dir = (Path(script_dir) if script_dir is not None else tools_dir(__file__)).parent
+    parser = argparse.ArgumentParser(prog="harmonize-scale", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--procs", default="64,128,256,512,1024",
                         help="comma-separated process counts (default %(default)s)")
     parser.add_argument("--schemes", default="h2hca,hca3", help="HARMONIZE_SYNC values (default %(default)s)")
@@ -309,16 +309,20 @@ def main():
     parser.add_argument("--mode", choices=["harmonize", "observe"], default="harmonize")
     parser.add_argument("--cfg", action="append", default=[],
                         help="extra SimGrid --cfg setting, e.g. smpi/allreduce:rdb (repeatable)")
-    parser.add_argument("--build-dir", type=Path, default=SOURCE_DIR / "build-smpi")
+    parser.add_argument("--build-dir", type=Path, default=source_dir / "build-smpi")
     parser.add_argument("--rebuild", action="store_true", help="configure and build again")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run (3600)")
     parser.add_argument("-o", "--out", type=Path, default=Path("scale-out"))
     parser.add_argument("program", nargs="*",
                         help="program and arguments (after --), built with smpicc and linked with "
                              "lib/libharmonize-smpi.a; default: harmonize-example -c barrier")
-    args = parser.parse_args()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        seconds(args.latency)
+    except ValueError as error:
+        parser.error(f"--latency: {error}")
 
-    build(args.build_dir.resolve(), args.rebuild)
+    build(args.build_dir.resolve(), source_dir, args.rebuild)
     program = args.program or [str(args.build_dir.resolve() / "bin" / "harmonize-example"), "-c", "barrier",
                                "-m", "8:8", "-x", "0", "-i", str(max(1, args.barriers // 2))]
     args.out.mkdir(parents=True, exist_ok=True)
@@ -336,7 +340,3 @@ def main():
                 partial.write(json.dumps(row) + "\n")
     write_outputs(rows, args.out, schemes)
     return 0 if all(r["status"] == 0 for r in rows) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
