@@ -268,7 +268,7 @@ def test_openmpi_example_runs_preloaded_and_exit_status_is_kept():
     good = run_script(["--library", LIBRARY, "--oversubscribe", "-n", "2", "--",
                        EXAMPLE, "-m", "4:8", "-i", "50", "-x", "5"])
     assert good.returncode == 0, good.stderr
-    assert "# Size" in good.stdout and len([l for l in good.stdout.splitlines() if l[:1].isdigit()]) == 2
+    assert "# Size" in good.stdout and len([row for row in good.stdout.splitlines() if row[:1].isdigit()]) == 2
     verbose = run_script(["--library", LIBRARY, "--set", "verbose=1", "--oversubscribe", "-n", "2", "--",
                           EXAMPLE, "-m", "4:4", "-i", "10", "-x", "1"])
     assert verbose.returncode == 0, verbose.stderr
@@ -297,7 +297,7 @@ def test_mpich_hydra_ranks_see_preload_and_variables():
         result = run_script(args)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert sorted(l for l in lines if l.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
+    assert sorted(line for line in lines if line.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
     assert lines.count(f"LD_PRELOAD={stand_in}") == 2
     assert lines.count("HARMONIZE_MODE=observe") == 2
 
