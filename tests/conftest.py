@@ -1,11 +1,14 @@
 """Shared helpers for the application tests (tests/mpi, tests/scripts).
 
 CTest passes the build through the environment (tests/mpi_launch.cmake); when
-run by hand, point HZTEST_BUILD_DIR at a build tree.
+run by hand, point HZTEST_BUILD_DIR at a build tree. The tools' package
+(python/harmonize_tools) is put on sys.path here, so that every test imports
+it by its name (`from harmonize_tools.ab import stats`).
 """
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +22,9 @@ LIBRARY = BUILD_DIR / "lib" / "libharmonize.so"
 BIN = BUILD_DIR / "bin"
 PROGRAMS = BUILD_DIR / "tests" / "programs"
 PYTHON = "/usr/bin/python3"  # Debian's, which owns python3-mpi4py
+PYTHON_DIR = SOURCE_DIR / "python"  # the harmonize_tools package (docs/python.md)
+if str(PYTHON_DIR) not in sys.path:
+    sys.path.insert(0, str(PYTHON_DIR))
 
 
 def clean_environment(**overrides):

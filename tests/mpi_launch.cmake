@@ -1,11 +1,12 @@
 # Application tests are pytest files; CTest runs each file as one test and
 # hands it the build through the environment (read by tests/conftest.py).
 
-execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpiexec_version ERROR_VARIABLE _mpiexec_version)
-if(_mpiexec_version MATCHES "Open MPI|OpenRTE")
-  set(HARMONIZE_MPI_FLAVOR openmpi)
-elseif(_mpiexec_version MATCHES "HYDRA|Hydra")
-  set(HARMONIZE_MPI_FLAVOR mpich)
+# The launcher's MPI, told as harmonize-run tells it (harmonize_tools.common).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_SOURCE_DIR}/python
+  ${HARMONIZE_PYTHON} -m harmonize_tools.common launcher-kind ${MPIEXEC_EXECUTABLE}
+  OUTPUT_VARIABLE _mpiexec_kind OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(_mpiexec_kind MATCHES "^(openmpi|mpich)$")
+  set(HARMONIZE_MPI_FLAVOR ${_mpiexec_kind})
 else()
   set(HARMONIZE_MPI_FLAVOR unknown)
 endif()

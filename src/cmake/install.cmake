@@ -9,8 +9,10 @@ install(TARGETS harmonize EXPORT harmonizeTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/harmonize DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/harmonize-run ${PROJECT_SOURCE_DIR}/scripts/harmonize-ab
   ${PROJECT_SOURCE_DIR}/scripts/harmonize-lab DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/harmonize_ab ${PROJECT_SOURCE_DIR}/scripts/harmonize_lab
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/python OPTIONAL FILES_MATCHING PATTERN "*.py")
+# The launchers find the package in ../share/harmonize/python (docs/python.md).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/harmonize_tools
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/python FILES_MATCHING PATTERN "*.py"
+  PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/ DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/config
   FILES_MATCHING PATTERN "*.env")
 

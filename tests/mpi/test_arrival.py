@@ -70,6 +70,7 @@ def test_the_collective_arrives_in_the_injected_pattern(tmp_path, value, extra, 
     # Enough valid calls for a median: beside a CPU hog 43 % of 600 were
     # valid, beside a 4-rank job too 5 %. Fresh runs tell such a burst from
     # a library that flags everything (which fails every run).
+
     def run():
         report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*.json')))}.json"
         env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path,

@@ -35,7 +35,7 @@ def keys_of(world):
 
 
 def truth_of(stdout):
-    line = next(l for l in stdout.splitlines() if l.startswith("truth "))
+    line = next(row for row in stdout.splitlines() if row.startswith("truth "))
     words = line.split()
     return {"allreduce": (float(words[2]), float(words[3])),
             "bcast": (float(words[5]), float(words[6]))}

@@ -77,8 +77,7 @@ def test_harmonized_barrier_is_a_barrier_with_small_true_skew(tmp_path, btl):
     # not be running when their deadlines come: then the library must say so
     # rather than print numbers that look fine.
     assert harmonized_better_than_native(native_world, world, btl) or \
-        flagged_as_not_harmonized(stderr), (native_world["truth_exit_skew"], world["truth_exit_skew"],
-                                             stderr)
+        flagged_as_not_harmonized(stderr), (native_world["truth_exit_skew"], world["truth_exit_skew"], stderr)
 
 
 def test_observe_measures_native_skew_on_the_global_clock(tmp_path):
@@ -139,7 +138,7 @@ def test_comms_world_leaves_other_communicators_alone(tmp_path):
 
 def test_explicit_mpix_harmonize_in_mode_off():
     result = run_mpi(2, [PROGRAMS / "explicit_harmonize", "64"], check=True)
-    line = next(l for l in result.stdout.splitlines() if l.startswith("explicit:"))
+    line = next(row for row in result.stdout.splitlines() if row.startswith("explicit:"))
     fields = dict(item.split("=") for item in line.split()[1:] if "=" in item)
     assert fields["before"] == "-1"  # no harmonized barrier yet
     assert fields["self_flag"] == "1"

@@ -1,6 +1,6 @@
 """A real multi-node cluster (issue 14): network namespaces as nodes.
 
-scripts/harmonize_lab turns this machine into nodes that MPI cannot tell from
+python/harmonize_tools/lab turns this machine into nodes that MPI cannot tell from
 real ones: each its own network namespace, hostname, TMPDIR and core, TCP
 between them over a bridge, shared memory within. H2HCA's node level then
 runs as on a cluster: nodes found with MPI_COMM_TYPE_SHARED, leaders synced
@@ -17,15 +17,12 @@ Skipped, with one line, where labs cannot be made (not root, no namespaces).
 """
 import json
 import os
-import sys
 
 import pytest
 
-from conftest import (LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, SOURCE_DIR, clean_environment,
+from conftest import (LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, clean_environment,
                       harmonize_lines, median, rerun_until, true_arrivals, world_of)
-
-sys.path.insert(0, str(SOURCE_DIR / "scripts"))
-from harmonize_lab.lab import Lab, LabError, unavailable_reason  # noqa: E402
+from harmonize_tools.lab.cluster import Lab, LabError, unavailable_reason
 
 HOST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "3", "HARMONIZE_TEST_CLOCK_SCOPE": "host"}

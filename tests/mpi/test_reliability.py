@@ -74,7 +74,7 @@ def test_mode_off_preloaded_on_some_ranks_runs_as_without_the_library():
 def test_preloaded_on_some_ranks_stops_after_the_startup_timeout(mode):
     result, seconds = run_partially_preloaded(mode)
     assert result.returncode != 0
-    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("harmonize: error:")]
     assert errors, result.stderr
     assert "HARMONIZE_STARTUP_TIMEOUT" in errors[0] and "LD_PRELOAD" in errors[0], errors
     assert seconds < 90
@@ -92,8 +92,8 @@ def test_per_process_records_add_up_every_process(tmp_path):
 
 
 def harmonized_skew_warning(stderr):
-    return [l for l in stderr.splitlines()
-            if l.startswith("harmonize: warning:") and "exit skew" in l]
+    return [line for line in stderr.splitlines()
+            if line.startswith("harmonize: warning:") and "exit skew" in line]
 
 
 def test_a_harmonized_barrier_that_did_not_harmonize_says_why(tmp_path):

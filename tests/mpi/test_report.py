@@ -44,7 +44,7 @@ def test_report_schema_and_consistency(tmp_path):
     # after: the last two calls' are not; nor is a need lost to a resync.
     assert 500 - 2 - world["resyncs"] <= world["need"]["count"] <= 498
     assert world["time_in_call"]["count"] == 1000  # both ranks
-    summary = [l for l in result.stderr.splitlines() if l.startswith("harmonize: mode=harmonize")]
+    summary = [line for line in result.stderr.splitlines() if line.startswith("harmonize: mode=harmonize")]
     assert len(summary) == 1 and "MPI_COMM_WORLD: 500 barriers" in summary[0] and str(path) in summary[0]
 
 
@@ -86,7 +86,7 @@ def test_a_high_miss_rate_is_flagged():
     # told the harmonized timings are not to be trusted.
     result = run({"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": "none", "HARMONIZE_QUIET": "1",
                   "HARMONIZE_SLACK": "1ns", "HARMONIZE_SLACK_MIN": "1ns", "HARMONIZE_SLACK_MAX": "1ns"})
-    warnings = [l for l in result.stderr.splitlines() if l.startswith("harmonize: warning:")]
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("harmonize: warning:")]
     assert len(warnings) == 1
     assert "MPI_COMM_WORLD: 100.0% of harmonized barriers missed their deadline" in warnings[0]
 

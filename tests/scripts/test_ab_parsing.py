@@ -1,14 +1,12 @@
-"""harmonize_ab.parsing on recorded OSU 7.4, IMB-MPI1 2021.11 and
+"""harmonize_tools.ab.parsing on recorded OSU 7.4, IMB-MPI1 2021.11 and
 harmonize-example output, and on broken outputs."""
-import sys
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS.parent / "scripts"))
-from harmonize_ab.parsing import ParseError, parse_output  # noqa: E402
+from harmonize_tools.ab.parsing import ParseError, parse_output  # python/ is on sys.path: tests/conftest.py
 
+TESTS = Path(__file__).resolve().parents[1]
 BENCH = TESTS / "fixtures" / "bench"
 BROKEN = TESTS / "fixtures" / "broken"
 

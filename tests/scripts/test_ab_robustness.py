@@ -19,9 +19,8 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
-sys.path.insert(0, str(TESTS.parent / "scripts"))
 from conftest import PYTHON, SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_ab import stats, tables  # noqa: E402
+from harmonize_tools.ab import stats, tables  # noqa: E402
 
 AB = SOURCE_DIR / "scripts" / "harmonize-ab"
 FIXTURES = TESTS / "fixtures"
@@ -444,7 +443,7 @@ def test_a_crashed_rank_is_reported_with_its_rank_and_signal(tmp_path, bench, st
     (128, "status 128"), (255, "status 255"),
 ])
 def test_exit_status_names_the_signal(code, text):
-    from harmonize_ab.runner import describe_exit
+    from harmonize_tools.ab.runner import describe_exit
     assert describe_exit(code) == text
 
 

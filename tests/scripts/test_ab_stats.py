@@ -1,20 +1,18 @@
-"""harmonize_ab.stats and .tables: exact results on small inputs, merging of
+"""harmonize_tools.ab.stats and .tables: exact results on small inputs, merging of
 library reports, and the text/CSV renderings (no matplotlib needed)."""
 import csv
 import io
 import json
 import math
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS.parent / "scripts"))
-from harmonize_ab import stats, tables  # noqa: E402
-from harmonize_ab.parsing import Row  # noqa: E402
+from harmonize_tools.ab import stats, tables  # python/ is on sys.path: tests/conftest.py
+from harmonize_tools.ab.parsing import Row
 
+TESTS = Path(__file__).resolve().parents[1]
 REPORTS = TESTS / "fixtures" / "reports"
 
 
@@ -160,7 +158,7 @@ def test_human_seconds():
     (["./osu_allreduce", "-f"], 1),  # singleton
 ])
 def test_processes_from_command(command, expected):
-    from harmonize_ab.runner import processes_from_command
+    from harmonize_tools.ab.runner import processes_from_command
     assert processes_from_command(command) == expected
 
 

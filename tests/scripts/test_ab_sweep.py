@@ -16,9 +16,9 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
-sys.path.insert(0, str(TESTS.parent / "scripts"))
 from conftest import SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_ab import sides  # noqa: E402
+from harmonize_tools import common  # noqa: E402
+from harmonize_tools.ab import sides  # noqa: E402
 
 AB = SOURCE_DIR / "scripts" / "harmonize-ab"
 FAKE = TESTS / "fixtures" / "sweep" / "fake-mpiexec"
@@ -117,13 +117,13 @@ def test_sweep_errors_name_the_argument(text, message):
     ("3s", 3.0), ("100us", 100e-6), (".5ms", 0.5e-3),
 ])
 def test_durations_are_the_decimal_exactly(text, seconds):
-    assert sides.parse_duration(text) == seconds
+    assert common.parse_duration(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["5", "5 minutes", "us", "-1us", "1e3us", ""])
 def test_bad_durations(text):
     with pytest.raises(ValueError, match="not a duration"):
-        sides.parse_duration(text)
+        common.parse_duration(text)
 
 
 @pytest.mark.parametrize("pattern, delta", [
@@ -132,14 +132,14 @@ def test_bad_durations(text):
     ("file:/tmp/delays.txt", None),
 ])
 def test_pattern_delta(pattern, delta):
-    assert sides.pattern_delta(pattern) == delta
+    assert common.pattern_delta(pattern) == delta
 
 
 @pytest.mark.parametrize("pattern", ["", "rank:0", "rank::5us", "late:5us", "none:1us", "linear:5us:1",
                                      "rank:0:5", "file:"])
 def test_bad_patterns(pattern):
     with pytest.raises(ValueError):
-        sides.pattern_delta(pattern)
+        common.pattern_delta(pattern)
 
 
 def test_setting_value_takes_the_last():
@@ -304,7 +304,7 @@ def test_arrival_plot_is_drawn(swept):
 
 
 def test_plot_sizes_are_spread_over_the_range():
-    from harmonize_ab.plots import spread_choice
+    from harmonize_tools.ab.plots import spread_choice
     assert spread_choice([1, 2, 3], 6) == [1, 2, 3]
     assert spread_choice(list(range(11)), 6) == [0, 2, 4, 6, 8, 10]
     assert spread_choice([2 ** i for i in range(20)], 6)[::5] == [1, 2 ** 19]
@@ -390,12 +390,12 @@ def test_a_side_is_checked_before_any_run():
 def test_a_communicators_delta_follows_its_own_ranks():
     # The report states delta for MPI_COMM_WORLD; a pattern's ranks are each
     # communicator's, as the library's arrival_delta.
-    assert sides.communicator_delta("rank:5:10us", 4, 10e-6) == 0.0
-    assert sides.communicator_delta("rank:1:10us", 4, 10e-6) == 10e-6
-    assert sides.communicator_delta("ranks:0,1:2us", 2, 2e-6) == 0.0  # all late: nobody
-    assert sides.communicator_delta("ranks:0,1:2us", 3, 2e-6) == 2e-6
-    assert sides.communicator_delta("linear:9us", 1, 9e-6) == 0.0
-    assert sides.communicator_delta("random:9us:3", 4, 9e-6) == 9e-6
-    assert sides.communicator_delta("node:1:3us", 4, 3e-6) == 3e-6
-    assert sides.communicator_delta("file:/d.txt", 4, 1e-6) is None
-    assert sides.communicator_delta("none", 4, 0.0) == 0.0
+    assert common.communicator_delta("rank:5:10us", 4, 10e-6) == 0.0
+    assert common.communicator_delta("rank:1:10us", 4, 10e-6) == 10e-6
+    assert common.communicator_delta("ranks:0,1:2us", 2, 2e-6) == 0.0  # all late: nobody
+    assert common.communicator_delta("ranks:0,1:2us", 3, 2e-6) == 2e-6
+    assert common.communicator_delta("linear:9us", 1, 9e-6) == 0.0
+    assert common.communicator_delta("random:9us:3", 4, 9e-6) == 9e-6
+    assert common.communicator_delta("node:1:3us", 4, 3e-6) == 3e-6
+    assert common.communicator_delta("file:/d.txt", 4, 1e-6) is None
+    assert common.communicator_delta("none", 4, 0.0) == 0.0

@@ -43,6 +43,20 @@ def test_installed_launcher_finds_installed_library(prefix):
     assert str(prefix) in result.stdout and "libharmonize.so" in result.stdout
 
 
+def test_installed_tools_import_the_installed_package(prefix):
+    """The launchers in bin/ take harmonize_tools from share/harmonize/python
+    (docs/python.md), not from the sources."""
+    package = prefix / "share/harmonize/python/harmonize_tools"
+    assert (package / "common.py").exists() and (package / "ab" / "cli.py").exists()
+    for tool, words in (("harmonize-ab", "usage: harmonize-ab"), ("harmonize-lab", "harmonize-lab:")):
+        result = subprocess.run([prefix / "bin" / tool, "--help"], capture_output=True, text=True,
+                                env=clean_environment(PYTHONDONTWRITEBYTECODE="1"))
+        assert result.returncode == 0 and words in result.stdout, result.stderr
+    where = subprocess.run(["/usr/bin/python3", "-c", "import harmonize_tools; print(harmonize_tools.__file__)"],
+                           capture_output=True, text=True, env=clean_environment(PYTHONPATH=package.parent))
+    assert where.stdout.strip() == str(package / "__init__.py"), where.stderr
+
+
 def test_find_package_consumer_builds(prefix, tmp_path):
     source = tmp_path / "consumer"
     source.mkdir()

@@ -6,17 +6,14 @@ leaves namespaces behind (the next lab, or --clean, sweeps those).
 """
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from conftest import SOURCE_DIR, clean_environment
+from harmonize_tools.lab.cluster import PREFIX, unavailable_reason
 
 LAB = SOURCE_DIR / "scripts" / "harmonize-lab"
-sys.path.insert(0, str(SOURCE_DIR / "scripts"))
-from harmonize_lab.lab import PREFIX, unavailable_reason  # noqa: E402
-
 REASON = unavailable_reason()
 needs_lab = pytest.mark.skipif(bool(REASON), reason=f"harmonize-lab: {REASON}")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import BIN, LIBRARY, MPI_FLAVOR, SOURCE_DIR, clean_environment  # noqa: E402
+from conftest import BIN, LIBRARY, MPI_FLAVOR, PYTHON_DIR, SOURCE_DIR, clean_environment  # noqa: E402
 
 SCRIPT = SOURCE_DIR / "scripts" / "harmonize-run"
 EXAMPLE = BIN / "harmonize-example"
@@ -27,6 +27,19 @@ def script_environment(**overrides):
     env.pop("LD_PRELOAD", None)
     env.update(overrides)
     return env
+
+
+def copy_script(copy):
+    """SCRIPT copied to `copy`, with the package where the launcher looks for it:
+    <root>/python beside <root>/scripts, <root>/share/harmonize/python beside
+    <root>/bin (a symbolic link to the sources' package)."""
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SCRIPT, copy)
+    root = copy.parent.parent
+    place = root / "python" if copy.parent.name == "scripts" else root / "share" / "harmonize" / "python"
+    place.mkdir(parents=True, exist_ok=True)
+    (place / "harmonize_tools").symlink_to(PYTHON_DIR / "harmonize_tools")
+    return copy
 
 
 def run_script(args, env=None, script=SCRIPT, timeout=120):
@@ -102,7 +115,7 @@ def test_missing_config_file_is_an_error(fake_library, tmp_path):
 def test_library_not_found_lists_where_it_looked(tmp_path):
     copy = tmp_path / "prefix" / "bin" / "harmonize-run"
     copy.parent.mkdir(parents=True)
-    shutil.copy(SCRIPT, copy)
+    copy_script(copy)
     result = run_script(["--launcher-kind", "mpich", "--dry-run", "--", "x"], script=copy)
     assert result.returncode == 127
     assert "cannot find libharmonize.so" in result.stderr
@@ -117,7 +130,7 @@ def test_library_found_in_build_tree_and_install_prefix(tmp_path, layout):
     root = tmp_path / "root"
     copy = root / ("scripts" if layout.startswith("build") else "bin") / "harmonize-run"
     copy.parent.mkdir(parents=True)
-    shutil.copy(SCRIPT, copy)
+    copy_script(copy)
     library = root / layout / "libharmonize.so"
     library.parent.mkdir(parents=True)
     library.write_text("")
@@ -255,7 +268,7 @@ def test_openmpi_example_runs_preloaded_and_exit_status_is_kept():
     good = run_script(["--library", LIBRARY, "--oversubscribe", "-n", "2", "--",
                        EXAMPLE, "-m", "4:8", "-i", "50", "-x", "5"])
     assert good.returncode == 0, good.stderr
-    assert "# Size" in good.stdout and len([l for l in good.stdout.splitlines() if l[:1].isdigit()]) == 2
+    assert "# Size" in good.stdout and len([row for row in good.stdout.splitlines() if row[:1].isdigit()]) == 2
     verbose = run_script(["--library", LIBRARY, "--set", "verbose=1", "--oversubscribe", "-n", "2", "--",
                           EXAMPLE, "-m", "4:4", "-i", "10", "-x", "1"])
     assert verbose.returncode == 0, verbose.stderr
@@ -284,7 +297,7 @@ def test_mpich_hydra_ranks_see_preload_and_variables():
         result = run_script(args)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert sorted(l for l in lines if l.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
+    assert sorted(line for line in lines if line.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
     assert lines.count(f"LD_PRELOAD={stand_in}") == 2
     assert lines.count("HARMONIZE_MODE=observe") == 2
 
@@ -311,7 +324,7 @@ def test_library_path_the_loader_would_split_is_refused(tmp_path, directory):
 def test_library_in_a_build_tree_under_a_path_with_a_space_is_refused(tmp_path):
     copy = tmp_path / "my checkout" / "scripts" / "harmonize-run"
     copy.parent.mkdir(parents=True)
-    shutil.copy(SCRIPT, copy)
+    copy_script(copy)
     library = tmp_path / "my checkout" / "build" / "lib" / "libharmonize.so"
     library.parent.mkdir(parents=True)
     library.write_text("")
@@ -355,7 +368,7 @@ def checkout_with_builds(tmp_path, builds):
     root = tmp_path / "checkout"
     copy = root / "scripts" / "harmonize-run"
     copy.parent.mkdir(parents=True)
-    shutil.copy(SCRIPT, copy)
+    copy_script(copy)
     libraries = {}
     for tree, pattern in builds.items():
         library = root / tree / "lib" / "libharmonize.so"
@@ -441,7 +454,7 @@ def test_mpich_launcher_runs_with_the_mpich_build_for_real(tmp_path):
     Open MPI aborted with 'Invalid communicator'; the MPICH build is taken."""
     root = tmp_path / "checkout"
     (root / "scripts").mkdir(parents=True)
-    shutil.copy(SCRIPT, root / "scripts" / "harmonize-run")
+    copy_script(root / "scripts" / "harmonize-run")
     (root / "build").symlink_to(LIBRARY.parent.parent)
     (root / "build-mpich").symlink_to(mpich_build())
     result = run_script(["--launcher", "mpiexec.mpich", "--mode", "observe", "--set", "report=none",

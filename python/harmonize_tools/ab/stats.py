@@ -13,7 +13,8 @@ import math
 import random
 from collections import Counter, defaultdict
 
-from .sides import communicator_delta, pattern_delta, setting_value
+from ..common import communicator_delta, pattern_delta
+from .sides import setting_value
 
 MIN_RUNS_FOR_NOISE = 2
 

@@ -29,7 +29,7 @@ Exit status: COMMAND's; 2 for a usage error or when labs cannot be made here.
 import signal
 import sys
 
-from .lab import Lab, LabError, parse_layout, sweep_stale, unavailable_reason
+from .cluster import Lab, LabError, parse_layout, sweep_stale, unavailable_reason
 
 
 class Interrupted(Exception):
@@ -74,7 +74,10 @@ def parse(argv):
     return options
 
 
-def main(argv):
+def main(argv=None, script_dir=None):
+    """harmonize-lab with `argv` (default: sys.argv[1:]); `script_dir`, the
+    launcher's directory, is not needed (the command names its own tools)."""
+    argv = sys.argv[1:] if argv is None else argv
     try:
         options = parse(argv)
     except ValueError as error:

@@ -1,6 +1,7 @@
 """Command line of harmonize-ab."""
 import argparse
 import json
+import os
 import shlex
 import signal
 import sys
@@ -8,6 +9,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from ..common import tools_dir
 from . import decide, plots, runner, stats, tables
 from . import sides as sides_module
 from .parsing import ParseError
@@ -328,7 +330,21 @@ def error(text):
     print(f"harmonize-ab: error: {text}", file=sys.stderr)
 
 
-def main(argv, script_dir):
+def main(argv=None, script_dir=None):
+    """harmonize-ab with `argv` (default: sys.argv[1:]); `script_dir` holds the
+    harmonize-run every run goes through (default: the launchers' directory,
+    common.tools_dir). Returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    script_dir = Path(script_dir) if script_dir is not None else tools_dir(__file__)
+    try:
+        return command_line(argv, script_dir)
+    except BrokenPipeError:
+        # `harmonize-ab ... | head`: the reader left; the files are written already.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def command_line(argv, script_dir):
     # Python's default for SIGTERM/SIGHUP ends the process on the spot, which
     # would leave the benchmark job (its own session) running.
     for signum in (signal.SIGTERM, signal.SIGHUP):

@@ -13,12 +13,11 @@ Layout of an output directory:
 A run without status.json was interrupted; --resume runs it again, as it
 does a run whose status.json, output or report was damaged afterwards.
 """
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,10 +27,10 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..common import UnknownLauncher, detect_kind, split_launcher
 from .parsing import ParseError, parse_output
 
 SIDE_MODES = {"A": "observe", "B": "harmonize", "C": "off"}
-LAUNCHER_NAME = re.compile(r"^(mpirun|mpiexec|orterun|prterun|srun)([.\-_].*)?$")
 PLAN_KEYS_THAT_MUST_MATCH = ("command", "modes", "configs", "settings", "launcher_args", "library")
 
 
@@ -104,22 +103,6 @@ def run_id(index, side):
 def schedule(runs, sides):
     """Interleaved order A B A B ... so that machine drift hits every side alike."""
     return [(index, side) for index in range(1, runs + 1) for side in sides]
-
-
-def load_harmonize_run(path):
-    """harmonize-run as a module (it has no .py suffix), to share its launcher logic."""
-    loader = importlib.machinery.SourceFileLoader("harmonize_run", str(path))
-    spec = importlib.util.spec_from_loader("harmonize_run", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-def split_launcher(command):
-    """(launcher, rest) when the command starts with an MPI launcher, else (None, command)."""
-    if command and LAUNCHER_NAME.match(Path(command[0]).name):
-        return command[0], command[1:]
-    return None, command
 
 
 def side_command(plan, side, report_path, harmonize_run, launcher_kind):
@@ -671,13 +654,12 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, 
     launcher, _ = split_launcher(plan["command"])
     launcher_kind = None
     if launcher is not None:
-        tool = load_harmonize_run(harmonize_run)
-        found = tool.shutil.which(launcher)
+        found = shutil.which(launcher)
         if found is None:
             raise PlanError(f"launcher {launcher!r} not found")
         try:
-            launcher_kind = tool.detect_kind(found)
-        except tool.UsageError as error:
+            launcher_kind = detect_kind(found)
+        except UnknownLauncher as error:
             raise PlanError(str(error)) from error
     if todo:
         for note in preflight(plan, output, harmonize_run, launcher_kind, todo[0][1]):

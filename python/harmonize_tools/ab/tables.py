@@ -458,8 +458,8 @@ def collectives_csv(summary):
     first, second = summary["comparison_pair"]
     header = ["communicator", "operation", "bytes", "root"]
     for side in (first, second):
-        header += [f"{side}_calls", f"{side}_valid_calls"] + [f"{side}_{f}_s" for f in
-                                                               ("local", "t_global", "arrival_skew")]
+        header += [f"{side}_calls", f"{side}_valid_calls"] + [
+            f"{side}_{f}_s" for f in ("local", "t_global", "arrival_skew")]
     for figure in ("local", "t_global"):
         header += [f"delta_{figure}", f"delta_{figure}_low95", f"delta_{figure}_high95",
                    f"delta_{figure}_decided", f"delta_{figure}_undecided_because", f"delta_{figure}_runs_low",

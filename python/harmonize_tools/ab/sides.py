@@ -1,5 +1,5 @@
-"""Named sides, --sweep, and the arrival pattern's delay: pure functions over
-the command line's text, no I/O.
+"""Named sides and --sweep: pure functions over the command line's text, no
+I/O (an arrival pattern's delay is common.pattern_delta's).
 
 A side is a name with a mode, an optional preset and HARMONIZE_* settings.
 A, B and C are predefined (observe, harmonize, off); `--side NAME:KEY=VALUE,...`
@@ -8,6 +8,8 @@ with a message naming the argument, which the command line turns into a
 usage error.
 """
 import re
+
+from ..common import pattern_delta
 
 PREFIX = "HARMONIZE_"
 MODES = ("off", "observe", "harmonize")
@@ -22,8 +24,6 @@ ONLY_IN_MODE_HARMONIZE = ("HARMONIZE_ARRIVAL", "HARMONIZE_ALTERNATE")
 # Set by harmonize-ab or harmonize-run themselves, never per side.
 RESERVED = {"HARMONIZE_REPORT": "harmonize-ab sets it per run",
             "HARMONIZE_LIBRARY": "use --library"}
-DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|ms|s)?")
-UNIT_EXPONENTS = {"ns": -9, "us": -6, "ms": -3, "s": 0}
 
 
 def variable_name(key):
@@ -172,36 +172,6 @@ def parse_sweep(text):
     return [(name, [(variable, value)]) for name, value in zip(sweep_names(values), values)]
 
 
-# ------------------------------------------------------------------ arrival patterns
-
-def parse_duration(text):
-    """'2.5us' -> 2.5e-06 seconds, the float of the decimal itself (so '5us'
-    is exactly 5e-06); a bare number only for 0. ValueError otherwise."""
-    match = DURATION.fullmatch(text.strip())
-    if not match or (match.group(2) is None and float(match.group(1)) != 0):
-        raise ValueError(f"{text!r} is not a duration (a number with ns, us, ms or s)")
-    return float(f"{match.group(1)}e{UNIT_EXPONENTS[match.group(2) or 's']}")
-
-
-def pattern_delta(pattern):
-    """The delay δ an arrival pattern (HARMONIZE_ARRIVAL) imposes, in seconds:
-    the late processes' delay for rank/ranks/node, the largest for linear
-    and random, 0 for none; None for file (the file's content decides).
-    ValueError for a text that is no pattern."""
-    kind, _, rest = pattern.strip().partition(":")
-    fields = rest.split(":") if rest else []
-    if kind == "none" and not fields:
-        return 0.0
-    if kind == "file" and rest:
-        return None
-    if kind in ("rank", "ranks", "node") and len(fields) == 2 and fields[0]:
-        return parse_duration(fields[1])
-    if (kind == "linear" and len(fields) == 1) or (kind == "random" and len(fields) in (1, 2)):
-        return parse_duration(fields[0])
-    raise ValueError(f"{pattern!r} is not an arrival pattern (none, rank:R:DELAY, "
-                     "ranks:R1,R2:DELAY, node:N:DELAY, linear:MAX, random:MAX[:SEED], file:PATH)")
-
-
 def setting_value(settings, variable):
     """The value the last of `settings` ('HARMONIZE_ARRIVAL=v' or 'arrival=v') gives `variable`."""
     found = None
@@ -210,22 +180,3 @@ def setting_value(settings, variable):
         if variable_name(key.strip()) == variable:
             found = value
     return found
-
-
-def communicator_delta(pattern, size, world_delta):
-    """The delay δ a pattern imposes on a communicator of `size` processes,
-    where the report states it for MPI_COMM_WORLD only (`world_delta`): the
-    pattern's ranks are the communicator's, so `rank:5:10us` delays nobody
-    on 4 processes, and all processes late is nobody late (as the library's
-    arrival_delta). node: the world's (the communicator's nodes are not in
-    the report); file: None (its delays are not either)."""
-    kind, _, rest = (pattern or "none").partition(":")
-    if kind == "node" or size is None:
-        return world_delta
-    if kind in ("rank", "ranks"):
-        ranks = {int(r) for r in rest.rpartition(":")[0].split(",") if r.strip().isdigit()}
-        late = sum(1 for r in ranks if r < size)
-        return pattern_delta(pattern) if 0 < late < size else 0.0
-    if kind in ("linear", "random"):
-        return pattern_delta(pattern) if size > 1 else 0.0
-    return pattern_delta(pattern)  # none: 0; file: None

@@ -9,24 +9,24 @@ narrow that interval where the runs agree; where one run was disturbed it
 stays wide until enough undisturbed runs outweigh it, and where delta is 1
 nothing ever decides it: hence the budget.
 """
-import re
-
+from ..common import CLOCK_UNITS, parse_duration
 from .stats import MIN_RUNS_TO_DECIDE
 
 DEFAULT_MAX_RUNS = 20  # per side
 DEFAULT_MAX_TIME = 3600.0  # seconds
 FIGURES = ("local", "t_global")
-DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(s|m|h)?")
-UNIT_SECONDS = {None: 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def parse_max_time(text):
     """'600', '90s', '15m', '1.5h' -> seconds; ValueError naming the option."""
-    match = DURATION.fullmatch(text.strip())
-    if not match or float(match.group(1)) <= 0:
+    try:
+        seconds = parse_duration(text, CLOCK_UNITS, bare="s")
+    except ValueError:
+        seconds = 0.0
+    if seconds <= 0:
         raise ValueError(f"--max-time {text!r}: expected a positive number of seconds, or one with "
                          "s, m or h (e.g. 600, 90s, 15m, 2h)")
-    return float(match.group(1)) * UNIT_SECONDS[match.group(2)]
+    return seconds
 
 
 def budget(args):

@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 _serial = itertools.count()
