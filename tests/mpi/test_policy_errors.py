@@ -304,7 +304,7 @@ def test_bad_delay_file_entry_is_shown_escaped_and_cut(tmp_path, content, shown)
     delays.write_bytes(content)
     result = run_mpi(2, [PROGRAMS / "barrier_loop"], timeout=60,
                      env={"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": f"file:{delays}"})
-    errors = stopped_with(result, shown)
+    stopped_with(result, shown)
     raw = result.stderr.encode("utf-8", "surrogateescape")
     assert b"\x1b" not in raw and b"\x01" not in raw and b"\x00" not in raw, result.stderr
     token = re.search(r"delay '(.*)' is not", result.stderr).group(1)

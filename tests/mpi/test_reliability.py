@@ -116,7 +116,7 @@ def test_a_harmonized_barrier_that_did_not_harmonize_says_why(tmp_path):
 # --- issue 25, D4: collectives on an intercommunicator ----------------------
 
 def summary_line_of(stderr):
-    return next(l for l in stderr.splitlines() if l.startswith("harmonize: mode="))
+    return next(line for line in stderr.splitlines() if line.startswith("harmonize: mode="))
 
 
 @pytest.mark.parametrize("barriers", [True, False], ids=["with-barriers", "collectives-only"])
@@ -153,8 +153,8 @@ def test_harmonized_barriers_in_several_threads_are_said(tmp_path):
         pytest.skip("MPI library without MPI_THREAD_MULTIPLE")
     report = json.loads(report_path.read_text())
     concurrent = report["concurrent_harmonized_barriers"]
-    warnings = [l for l in result.stderr.splitlines()
-                if l.startswith("harmonize: warning: harmonized barriers ran in several threads")]
+    warnings = [line for line in result.stderr.splitlines()
+                if line.startswith("harmonize: warning: harmonized barriers ran in several threads")]
     # Two threads per process start their 100 barriers together: with Open
     # MPI they overlap. MPICH's global lock can run one thread's barriers
     # before the other's (1 run in 5 here): then nothing overlapped, and

@@ -120,7 +120,7 @@ def test_report_whose_directory_vanished_goes_to_the_working_directory(workdir):
     assert len(saved) == 1, result.stderr
     report = json.loads(saved[0].read_text())
     assert report["communicators"][0]["calls"] == 21
-    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("harmonize: error:")]
     assert len(errors) == 1, result.stderr
     assert errors[0].startswith(f"harmonize: error: cannot write the report to {out}/r-")
     assert "No such file or directory" in errors[0]
@@ -134,7 +134,7 @@ def test_report_to_a_full_disk_goes_to_the_working_directory(workdir):
     saved = list(workdir.glob("harmonize-*.json"))
     assert len(saved) == 1, result.stderr
     assert json.loads(saved[0].read_text())["mode"] == "observe"
-    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("harmonize: error:")]
     assert errors == [f"harmonize: error: cannot write the report to /dev/full: cannot write "
                       f"/dev/full: No space left on device; written to {saved[0]} instead"], \
         result.stderr
@@ -153,7 +153,7 @@ def test_report_written_nowhere_is_said_to_be_lost(tmp_path):
     result = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=120)
     assert "program done" in result.stdout, result.stderr
     assert not list(tmp_path.rglob("*.json"))
-    errors = [l for l in result.stderr.splitlines() if l.startswith("harmonize: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("harmonize: error:")]
     assert len(errors) == 1, result.stderr
     assert errors[0].startswith(f"harmonize: error: cannot write the report to {out}/r.json: ")
     assert f"; nor to {tmp_path}/no-such-tmpdir/r.json: " in errors[0]
