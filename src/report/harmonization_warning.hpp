@@ -15,7 +15,7 @@ struct RunConditions {
   int node_cores = 0;           // cores they could run on
   double load_average = -1;     // 1-minute load average on rank 0's node; < 0: unknown
   int ranks_here = 0;           // ranks of this job on rank 0's node
-  double miss_target = 0.0025;  // HARMONIZE_MISS_TARGET, the slack's miss budget
+  double miss_target = 0;  // HARMONIZE_MISS_TARGET, the slack's miss budget (from the policy)
   // HARMONIZE_ARRIVAL's delta on the communicator: the longest delay a
   // process spins past the deadline, which every call lasts on purpose.
   double imposed_delay = 0;
@@ -25,8 +25,8 @@ struct RunConditions {
 // nanoseconds (README figures); a median above this means processes were
 // not running when their deadlines came.
 inline constexpr double kHarmonizedSkewLimit = 2e-6;
-// The slack keeps misses within the budget (HARMONIZE_MISS_TARGET, 0.25 % by
-// default; at most 50 %) unless keeping it costs too much (docs/barrier.md);
+// The slack keeps misses within the budget (HARMONIZE_MISS_TARGET, at most
+// 50 %) unless keeping it costs too much (docs/barrier.md);
 // beyond 5 % (or the budget, if larger) the run is not what was asked for.
 inline constexpr double kUnreliableFailureRate = 0.05;
 // A call normally lasts about the slack plus an allreduce; far longer on

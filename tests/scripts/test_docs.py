@@ -40,3 +40,21 @@ def test_config_tool_validates_the_environment(tmp_path):
     assert bad.returncode == 2
     assert "HARMONIZE_MODE='fast' is not valid" in bad.stderr
     assert "did you mean HARMONIZE_SLACK?" in bad.stderr
+
+
+def test_the_default_preset_spells_out_every_default():
+    """config/default.env says it spells out the defaults: every variable
+    with a default, at the library's default, but HARMONIZE_MODE (off by
+    default; a preset is loaded to harmonize)."""
+    table = subprocess.run([BIN / "harmonize-config", "--markdown"], capture_output=True,
+                           text=True, check=True).stdout
+    defaults = {name: value.strip("`") for name, value in
+                re.findall(r"^\| `(HARMONIZE_[A-Z_]+)` \| (`[^`]*`|\(none\)) \|", table, re.M)
+                if value != "(none)"}
+    defaults["HARMONIZE_MODE"] = "harmonize"
+    preset = {}
+    for line in (SOURCE_DIR / "config" / "default.env").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, value = line.split("=", 1)
+            preset[name] = value
+    assert preset == defaults

@@ -114,6 +114,7 @@ struct Scenario {
   std::optional<double> slack;
   std::optional<double> slack_min;
   std::optional<double> slack_max;
+  double miss_target = 0.0025;
   sim::Latency latency;
   // (process, call, at which of its clock reads, duration): preemptions
   struct Preemption {
@@ -147,6 +148,7 @@ Run run(const Scenario& scenario, sim::SimWorld& world) {
     settings.slack = scenario.slack;
     settings.slack_min = scenario.slack_min;
     settings.slack_max = scenario.slack_max;
+    settings.miss_target = scenario.miss_target;
     settings.truth = &truth;
     settings.record_truth = true;
     if (scenario.arrival)

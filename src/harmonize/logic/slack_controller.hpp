@@ -35,7 +35,7 @@ struct SlackSettings {
   double initial = 0;
   double min = 0;
   double max = 0;
-  double miss_target = 0.0025;
+  double miss_target = 0;  // HARMONIZE_MISS_TARGET
 };
 
 // Log-spaced counts of needs, 5 % apart, from 10 ns to ~13 s.

@@ -24,7 +24,7 @@ struct ProtocolSettings {
   std::optional<double> slack;  // initial; nullopt: derived from the measured latency
   std::optional<double> slack_min;
   std::optional<double> slack_max;
-  double miss_target = 0.0025;  // HARMONIZE_MISS_TARGET
+  double miss_target = 0;  // HARMONIZE_MISS_TARGET (from the policy: its default lives there)
   // In observe mode the log flush is the only point where members agree on
   // anything, so that is where an expired clock is resynchronized.
   bool resync_at_flush = false;
