@@ -38,11 +38,8 @@ std::string working_directory() {
 // in $TMPDIR or /tmp (the directory removed during the run, a full disk):
 // a line says where it went, or which report is lost. The exit status stays
 // the program's: the library never ends the process.
-void write_file(const std::string& path, const nlohmann::json& json, report::JobReport& job) {
-  // Host or program names are not guaranteed UTF-8; a replaced byte beats
-  // losing the whole report to an exception.
-  const std::string text =
-      json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+void write_file(const std::string& path, report::JobReport& job) {
+  const std::string text = report::render_report(job);
   const report::SavedReport saved =
       report::save_report(path, text, report::fallback_name(path, job.job.id),
                           report::fallback_directories(working_directory(), std::getenv("TMPDIR")));
@@ -137,56 +134,32 @@ void SessionImpl::write_report() {
   job.clock.sync_seconds_total = world_clock_->total_seconds();
   job.clock.end_check = end_check;
   if (clocks_.test_clock_active) {
-    job.clock.test_clock =
-        report::TestClockInfo{clocks_.test_clock.max_offset, clocks_.test_clock.max_drift,
-                              clocks_.test_clock.seed, clocks_.test_clock.node_size};
+    job.clock.test_clock = report::TestClockInfo{
+        clocks_.test_clock.max_offset, clocks_.test_clock.max_drift, clocks_.test_clock.seed,
+        clocks_.test_clock.node_size, config::to_string(policy_.test_clock_scope)};
+  }
+  if (synced) {
+    const sync::SyncReport& r = world_clock_->last_report();
+    job.clock.sync_layer = report::SyncLayerInfo{r.nodes, r.levels, r.fallback_note};
+    job.clock.shared_clock_check = shared_clock_notice_.info(r.shared_clock);
   }
   if (policy_.mode == config::Mode::harmonize) {
     job.arrival =
         report::ArrivalInfo{config::arrival_text(policy_.arrival),
                             logic::arrival_delta(policy_.arrival, world_size_, node_count_)};
   }
-  for (const logic::MergedCommunicator& communicator : merged)
+  job.truth_known = clocks_.test_clock_active;
+  for (const logic::MergedCommunicator& communicator : merged) {
     job.communicators.push_back(communicator.summary);
-
-  nlohmann::json json = report::to_json(job);
-  if (synced) {
-    const sync::SyncReport& r = world_clock_->last_report();
-    json["clock"]["sync_nodes"] = r.nodes;
-    json["clock"]["sync_levels"] = r.levels;
-    json["clock"]["sync_note"] = r.fallback_note;
+    job.communicators.back().truth_space_violations = communicator.space_violations;
   }
-  json["clock"]["shared_clock_check"] =
-      synced ? shared_clock_notice_.to_json(world_clock_->last_report().shared_clock) : nullptr;
-  if (clocks_.test_clock_active)
-    json["clock"]["test_clock"]["scope"] = config::to_string(policy_.test_clock_scope);
-  json["concurrent_harmonized_barriers"] =
-      threads_known ? nlohmann::json{{"processes", threads_total[0]},
-                                     {"peak_threads_rank0", std::max(peak, 0)}}
-                    : nlohmann::json(nullptr);
-  for (std::size_t i = 0; i < merged.size(); ++i) {
-    // Ground truth of "synchronized in space": calls in which a process left
-    // before the last one entered (test clocks only; must be 0).
-    const auto& violations = merged[i].space_violations;
-    json["communicators"][i]["truth_space_violations"] = clocks_.test_clock_active && violations
-                                                             ? nlohmann::json(*violations)
-                                                             : nlohmann::json(nullptr);
-    // Calls in which a process truly left late, and those its flag missed.
-    const report::CommSummary& summary = merged[i].summary;
-    const auto truth_count = [&](std::uint64_t count) {
-      return clocks_.test_clock_active ? nlohmann::json(count) : nlohmann::json(nullptr);
-    };
-    json["communicators"][i]["truth_late_calls"] = truth_count(summary.truth_late_calls);
-    json["communicators"][i]["truth_late_unflagged"] = truth_count(summary.truth_late_unflagged);
-    json["communicators"][i]["truth_bound_checks"] = truth_count(summary.truth_bound_checks);
-    json["communicators"][i]["truth_bound_violations"] =
-        truth_count(summary.truth_bound_violations);
-  }
+  if (threads_known)
+    job.concurrent_harmonized_barriers = report::ThreadsInfo{threads_total[0], std::max(peak, 0)};
 
   if (policy_.report != "none") {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
-    write_file(report::expand_report_path(policy_.report, job.job.id, host), json, job);
+    write_file(report::expand_report_path(policy_.report, job.job.id, host), job);
   }
   if (!policy_.quiet) std::fprintf(stderr, "%s\n", report::summary_line(job).c_str());
   double load[1] = {-1};

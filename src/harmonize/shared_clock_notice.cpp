@@ -104,24 +104,25 @@ std::string SharedClockNotice::node_name(int node) const {
   return host + " (world ranks " + rank_ranges(ranks) + ")";
 }
 
-nlohmann::json SharedClockNotice::to_json(const sync::SharedClockReport& world) const {
+std::optional<report::SharedClockCheckInfo> SharedClockNotice::info(
+    const sync::SharedClockReport& world) const {
   std::lock_guard lock(mutex_);
-  if (world.checked_groups == 0 && !sub_communicator_fell_back_) return nullptr;
-  nlohmann::json worst_node = nullptr;
+  if (world.checked_groups == 0 && !sub_communicator_fell_back_) return std::nullopt;
+  report::SharedClockCheckInfo info;
+  info.tolerance = sync::kSharedClockTolerance;
+  info.checked_groups = world.checked_groups;
+  info.fell_back_groups = world.fell_back_groups;
+  info.worst_disagreement = world.worst_disagreement;
+  info.sub_communicators_fell_back = sub_communicator_fell_back_;
   if (world.worst_node >= 0) {
     const std::vector<int> ranks = ranks_of_node(layout_, world.worst_node);
-    const std::string host =
+    info.worst_host =
         !ranks.empty() && static_cast<std::size_t>(ranks.front()) < host_of_rank_.size()
             ? host_of_rank_[static_cast<std::size_t>(ranks.front())]
             : "";
-    worst_node = {{"host", host}, {"world_ranks", rank_ranges(ranks)}};
+    info.worst_world_ranks = rank_ranges(ranks);
   }
-  return {{"tolerance_s", sync::kSharedClockTolerance},
-          {"checked_groups", world.checked_groups},
-          {"fell_back_groups", world.fell_back_groups},
-          {"worst_disagreement_s", world.worst_disagreement},
-          {"worst_node", worst_node},
-          {"sub_communicators_fell_back", sub_communicator_fell_back_}};
+  return info;
 }
 
 }  // namespace harmonize

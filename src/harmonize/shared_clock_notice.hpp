@@ -7,11 +7,11 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "report/job_report.hpp"
 #include "sync/clock_sync.hpp"
 #include "sync/layout.hpp"
 
@@ -45,7 +45,7 @@ class SharedClockNotice {
 
   // The world clock's check, null when no group was ever checked (hca3, one
   // process per node, mode off).
-  nlohmann::json to_json(const sync::SharedClockReport& world) const;
+  std::optional<report::SharedClockCheckInfo> info(const sync::SharedClockReport& world) const;
 
  private:
   std::string node_name(int node) const;

@@ -127,6 +127,9 @@ struct CommSummary {
   CollectiveTable collectives;                   // merged over ranks
   std::uint64_t collective_calls_unmatched = 0;  // summed over ranks
   std::uint64_t collective_log_spills = 0;       // summed over ranks
+  // Ground truth of "synchronized in space" (test clocks, one communicator):
+  // calls in which a process left before the last one entered; must be 0.
+  std::optional<std::uint64_t> truth_space_violations;
 };
 
 // How the records of one summary combine. same_calls: the ranks of one

@@ -1,8 +1,7 @@
 #pragma once
 // What rank 0 knows at MPI_Finalize, in the shape of the JSON report
-// (docs/report.md documents each field and its unit); the session adds the
-// sync layer's view (clock.sync_*) and the ground-truth counts
-// (truth_space_violations) to the JSON it renders from this.
+// (docs/report.md documents each field and its unit): everything the file
+// says, rendered by render_report() alone.
 
 #include <cstdint>
 #include <map>
@@ -33,6 +32,25 @@ struct TestClockInfo {
   double max_drift = 0.0;   // seconds per second
   std::uint64_t seed = 0;
   int node_size = 0;  // ranks per virtual node
+  std::string scope;  // node, process or host: what reads one test clock
+};
+
+// What the sync layer did (present once the world clock exists).
+struct SyncLayerInfo {
+  int nodes = 0;
+  int levels = 0;
+  std::string note;  // why a scheme fell back, if it did
+};
+
+// The shared-clock check of h2hca/h3hca (docs/clock-sync.md).
+struct SharedClockCheckInfo {
+  double tolerance = 0;  // seconds
+  int checked_groups = 0;
+  int fell_back_groups = 0;
+  double worst_disagreement = 0;  // seconds
+  std::optional<std::string> worst_host;
+  std::string worst_world_ranks;
+  bool sub_communicators_fell_back = false;
 };
 
 // Check-Global-Clock at the end of the run: the world clock's offset from
@@ -62,6 +80,15 @@ struct ClockInfo {
   double sync_seconds_total = 0.0;
   std::optional<TestClockInfo> test_clock;  // JSON null when absent
   std::optional<ClockCheckInfo> end_check;  // JSON null when not run (mode off, one process)
+  std::optional<SyncLayerInfo> sync_layer;  // JSON keys absent when no world clock
+  // JSON null when there was no check (no world clock, nothing checked).
+  std::optional<SharedClockCheckInfo> shared_clock_check;
+};
+
+// Harmonized barriers that ran in several threads of one process at once.
+struct ThreadsInfo {
+  std::uint64_t processes = 0;  // processes where that happened
+  int peak_threads_rank0 = 0;
 };
 
 // HARMONIZE_ARRIVAL (mode harmonize): the pattern imposed after every
@@ -79,6 +106,10 @@ struct JobReport {
   ClockInfo clock;
   std::optional<ArrivalInfo> arrival;  // JSON null outside mode harmonize
   std::vector<CommSummary> communicators;
+  // Test clocks: the ground-truth counts of the communicators are known
+  // (JSON null otherwise).
+  bool truth_known = false;
+  std::optional<ThreadsInfo> concurrent_harmonized_barriers;  // JSON null when unknown
   // Where the JSON file ended up (after write_report_file) for the summary
   // line; not part of the JSON itself. Empty when no file was written.
   std::string report_file;

@@ -116,7 +116,20 @@ json to_json(const ClockInfo& c) {
     test_clock = json{{"max_offset", c.test_clock->max_offset},
                       {"max_drift", c.test_clock->max_drift},
                       {"seed", c.test_clock->seed},
-                      {"node_size", c.test_clock->node_size}};
+                      {"node_size", c.test_clock->node_size},
+                      {"scope", c.test_clock->scope}};
+  }
+  json shared_clock_check = nullptr;
+  if (c.shared_clock_check) {
+    const SharedClockCheckInfo& k = *c.shared_clock_check;
+    json worst_node = nullptr;
+    if (k.worst_host) worst_node = {{"host", *k.worst_host}, {"world_ranks", k.worst_world_ranks}};
+    shared_clock_check = {{"tolerance_s", k.tolerance},
+                          {"checked_groups", k.checked_groups},
+                          {"fell_back_groups", k.fell_back_groups},
+                          {"worst_disagreement_s", k.worst_disagreement},
+                          {"worst_node", worst_node},
+                          {"sub_communicators_fell_back", k.sub_communicators_fell_back}};
   }
   json end_check = nullptr;
   if (c.end_check) {
@@ -132,17 +145,24 @@ json to_json(const ClockInfo& c) {
                      {"seconds", e.seconds},
                      {"truth_max_error", e.truth_max_error ? json(*e.truth_max_error) : json()}};
   }
-  return json{{"scheme", c.scheme},
-              {"time_source", c.time_source},
-              {"model", c.model},
-              {"offset_alg", c.offset_alg},
-              {"fitpoints", c.fitpoints},
-              {"pingpongs", c.pingpongs},
-              {"initial_sync_seconds", c.initial_sync_seconds},
-              {"sync_count", c.sync_count},
-              {"sync_seconds_total", c.sync_seconds_total},
-              {"test_clock", test_clock},
-              {"end_check", end_check}};
+  json out{{"scheme", c.scheme},
+           {"time_source", c.time_source},
+           {"model", c.model},
+           {"offset_alg", c.offset_alg},
+           {"fitpoints", c.fitpoints},
+           {"pingpongs", c.pingpongs},
+           {"initial_sync_seconds", c.initial_sync_seconds},
+           {"sync_count", c.sync_count},
+           {"sync_seconds_total", c.sync_seconds_total},
+           {"test_clock", test_clock},
+           {"end_check", end_check},
+           {"shared_clock_check", shared_clock_check}};
+  if (c.sync_layer) {
+    out["sync_nodes"] = c.sync_layer->nodes;
+    out["sync_levels"] = c.sync_layer->levels;
+    out["sync_note"] = c.sync_layer->note;
+  }
+  return out;
 }
 
 json to_json(const Totals& t) {
@@ -164,8 +184,24 @@ json to_json(const Totals& t) {
 
 json to_json(const JobReport& r) {
   json communicators = json::array();
-  for (const CommSummary& c : r.communicators) communicators.push_back(to_json(c));
+  for (const CommSummary& c : r.communicators) {
+    json comm = to_json(c);
+    // Ground truth exists with test clocks only: null, not 0, without them.
+    const auto truth = [&](std::uint64_t count) { return r.truth_known ? json(count) : json(); };
+    comm["truth_space_violations"] =
+        r.truth_known && c.truth_space_violations ? json(*c.truth_space_violations) : json();
+    comm["truth_late_calls"] = truth(c.truth_late_calls);
+    comm["truth_late_unflagged"] = truth(c.truth_late_unflagged);
+    comm["truth_bound_checks"] = truth(c.truth_bound_checks);
+    comm["truth_bound_violations"] = truth(c.truth_bound_violations);
+    communicators.push_back(std::move(comm));
+  }
+  json threads = nullptr;
+  if (r.concurrent_harmonized_barriers)
+    threads = {{"processes", r.concurrent_harmonized_barriers->processes},
+               {"peak_threads_rank0", r.concurrent_harmonized_barriers->peak_threads_rank0}};
   return json{
+      {"concurrent_harmonized_barriers", threads},
       {"version", r.version},
       {"mode", r.mode},
       {"job", to_json(r.job)},

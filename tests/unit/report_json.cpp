@@ -115,8 +115,9 @@ TEST_CASE("the arrival pattern and its delta appear in mode harmonize", "[report
 
 TEST_CASE("test clock parameters appear when active", "[report][json]") {
   auto r = sample_report();
-  r.clock.test_clock = TestClockInfo{1e-3, 1e-6, 7, 2};
+  r.clock.test_clock = TestClockInfo{1e-3, 1e-6, 7, 2, "process"};
   const auto j = to_json(r);
+  CHECK(j["clock"]["test_clock"]["scope"] == "process");
   CHECK(j["clock"]["test_clock"]["max_offset"] == 1e-3);
   CHECK(j["clock"]["test_clock"]["max_drift"] == 1e-6);
   CHECK(j["clock"]["test_clock"]["seed"] == 7);
@@ -131,4 +132,39 @@ TEST_CASE("the rendered report parses back and survives bad UTF-8", "[report][js
   const auto parsed = nlohmann::json::parse(text);
   CHECK(parsed["version"] == 1);
   CHECK(parsed["communicators"][1]["name"] == "MPI_COMM_SELF");
+}
+
+TEST_CASE("one rendering holds what the session used to patch in", "[report][json]") {
+  // The sync layer, the shared-clock check, the threads and the ground truth
+  // were added to the JSON after rendering; now the report holds them.
+  auto r = sample_report();
+  auto plain = to_json(r);
+  CHECK_FALSE(plain["clock"].contains("sync_nodes"));
+  CHECK(plain["clock"]["shared_clock_check"].is_null());
+  CHECK(plain["concurrent_harmonized_barriers"].is_null());
+  CHECK(plain["communicators"][0]["truth_late_calls"].is_null());
+  CHECK(plain["communicators"][0]["truth_space_violations"].is_null());
+
+  r.clock.sync_layer = SyncLayerInfo{2, 2, "fell back"};
+  SharedClockCheckInfo check;
+  check.tolerance = 1e-6;
+  check.checked_groups = 3;
+  check.worst_host = "node1";
+  check.worst_world_ranks = "4-7";
+  r.clock.shared_clock_check = check;
+  r.concurrent_harmonized_barriers = ThreadsInfo{1, 2};
+  r.truth_known = true;
+  r.communicators[0].truth_late_calls = 5;
+  r.communicators[0].truth_space_violations = 0;
+  const auto j = nlohmann::json::parse(render_report(r));
+  CHECK(j["clock"]["sync_nodes"] == 2);
+  CHECK(j["clock"]["sync_levels"] == 2);
+  CHECK(j["clock"]["sync_note"] == "fell back");
+  CHECK(j["clock"]["shared_clock_check"]["checked_groups"] == 3);
+  CHECK(j["clock"]["shared_clock_check"]["worst_node"]["host"] == "node1");
+  CHECK(j["clock"]["shared_clock_check"]["worst_node"]["world_ranks"] == "4-7");
+  CHECK(j["concurrent_harmonized_barriers"]["peak_threads_rank0"] == 2);
+  CHECK(j["communicators"][0]["truth_late_calls"] == 5);
+  CHECK(j["communicators"][0]["truth_space_violations"] == 0);
+  CHECK(j["communicators"][1]["truth_space_violations"].is_null());  // an aggregate
 }
