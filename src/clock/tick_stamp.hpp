@@ -27,7 +27,6 @@ class TickStamp {
 
   explicit TickStamp(const TimeSource& source);
 
-  bool uses_ticks() const { return ticks_; }
   double stamp() const noexcept {
 #ifdef HARMONIZE_HAS_TSC
     if (ticks_) return static_cast<double>(__rdtsc());  // exact below 2^53 ticks (34 days at 3 GHz)
