@@ -25,7 +25,11 @@ class TickStamp {
     double seconds = 0;
   };
 
-  explicit TickStamp(const TimeSource& source);
+  // Whether to stamp with the TSC: where the CPU has an invariant one, or
+  // never (the stamps are then the source's readings, which a test knows).
+  enum class Ticks { if_invariant, never };
+
+  explicit TickStamp(const TimeSource& source, Ticks ticks = Ticks::if_invariant);
 
   double stamp() const noexcept {
 #ifdef HARMONIZE_HAS_TSC
