@@ -2,7 +2,6 @@
 // How far a global clock can be from the world reference (pure). The
 // reference is world rank 0's clock: every bound in the library is relative
 // to it, so two clocks agree within the sum of their bounds (docs/clock-error.md).
-#include <algorithm>
 #include <cmath>
 
 namespace harmonize::clock {
@@ -24,13 +23,5 @@ struct ErrorBound {
   double at_time(double t) const noexcept { return value + rate * std::abs(t - at); }
   bool operator==(const ErrorBound&) const = default;
 };
-
-// A bound on the sum of two errors, anchored at the later anchor. Conservative
-// everywhere by the triangle inequality: moving an anchor by D costs rate * D
-// in value and at most gives it back on the far side.
-inline ErrorBound compose(const ErrorBound& a, const ErrorBound& b) noexcept {
-  const double at = std::max(a.at, b.at);
-  return ErrorBound{at, a.at_time(at) + b.at_time(at), a.rate + b.rate};
-}
 
 }  // namespace harmonize::clock

@@ -38,7 +38,6 @@ class ModelStack {
     return copy;
   }
   const ErrorBound& error_bound() const noexcept { return bound_; }
-  void set_error_bound(const ErrorBound& bound) noexcept { bound_ = bound; }
   std::span<const LinearModel> levels() const noexcept { return levels_; }
   std::size_t depth() const noexcept { return levels_.size(); }
   bool operator==(const ModelStack&) const = default;

@@ -4,10 +4,10 @@
 
 namespace harmonize::clock {
 
-TickStamp::TickStamp(const TimeSource& source) : source_(source) {
+TickStamp::TickStamp(const TimeSource& source, [[maybe_unused]] Ticks ticks) : source_(source) {
 #ifdef HARMONIZE_HAS_TSC
   std::string why;
-  ticks_ = cpu_has_invariant_tsc(why);
+  ticks_ = ticks == Ticks::if_invariant && cpu_has_invariant_tsc(why);
 #endif
 }
 

@@ -25,9 +25,12 @@ class TickStamp {
     double seconds = 0;
   };
 
-  explicit TickStamp(const TimeSource& source);
+  // Whether to stamp with the TSC: where the CPU has an invariant one, or
+  // never (the stamps are then the source's readings, which a test knows).
+  enum class Ticks { if_invariant, never };
 
-  bool uses_ticks() const { return ticks_; }
+  explicit TickStamp(const TimeSource& source, Ticks ticks = Ticks::if_invariant);
+
   double stamp() const noexcept {
 #ifdef HARMONIZE_HAS_TSC
     if (ticks_) return static_cast<double>(__rdtsc());  // exact below 2^53 ticks (34 days at 3 GHz)

@@ -1,7 +1,6 @@
 #include "clock/time_source.hpp"
 
 #include <ctime>
-#include <utility>
 
 namespace harmonize::clock {
 namespace {
@@ -25,19 +24,6 @@ class FunctionSource final : public TimeSource {
  private:
   double (*read_)();
   const char* name_;
-};
-
-class SkewedSource final : public TimeSource {
- public:
-  SkewedSource(std::unique_ptr<TimeSource> truth, double offset, double drift)
-      : truth_(std::move(truth)), offset_(offset), drift_(drift) {}
-  double now() const noexcept override { return truth_->now() * (1.0 + drift_) + offset_; }
-  const char* name() const noexcept override { return truth_->name(); }
-
- private:
-  std::unique_ptr<TimeSource> truth_;
-  double offset_;
-  double drift_;
 };
 
 class SkewedView final : public TimeSource {
@@ -65,11 +51,6 @@ std::unique_ptr<TimeSource> make_monotonic_source() {
 
 std::unique_ptr<TimeSource> make_function_source(double (*read)(), const char* name) {
   return std::make_unique<FunctionSource>(read, name);
-}
-
-std::unique_ptr<TimeSource> make_skewed_source(std::unique_ptr<TimeSource> truth, double offset,
-                                               double drift) {
-  return std::make_unique<SkewedSource>(std::move(truth), offset, drift);
 }
 
 std::unique_ptr<TimeSource> make_source(choices::TimeSourceKind kind, double (*wtime)(),

@@ -27,12 +27,9 @@ std::unique_ptr<TimeSource> make_tsc_source(std::string& why);
 // Any plain function returning seconds, e.g. PMPI_Wtime.
 std::unique_ptr<TimeSource> make_function_source(double (*read)(), const char* name);
 
-// Test clocks: local = truth * (1 + drift) + offset (drift as a fraction).
-std::unique_ptr<TimeSource> make_skewed_source(std::unique_ptr<TimeSource> truth, double offset,
-                                               double drift);
-
-// The same, without owning `truth` (which must outlive it): lets a test
-// compare the skewed clock with the very source it is derived from.
+// Test clocks: local = truth * (1 + drift) + offset (drift as a fraction),
+// without owning `truth` (which must outlive it): lets a test compare the
+// skewed clock with the very source it is derived from.
 std::unique_ptr<TimeSource> make_skewed_view(const TimeSource& truth, double offset, double drift);
 
 // The source HARMONIZE_TIMESOURCE names (`wtime` is the function used for

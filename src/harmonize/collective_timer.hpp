@@ -1,121 +1,31 @@
 #pragma once
-// The hot path of collective timing (docs/collectives.md): an intercepted
-// collective reads the local time source at entry and exit and appends one
-// record to a fixed buffer; nothing else happens inside a call the program
-// is timing. Records are sorted by communicator and matched across members
-// later, at the start of a barrier on that communicator (session.cpp), or at
-// MPI_Finalize. A full buffer is set aside inside a call only when it
-// overflows (counted as a spill: moving records between buffers, still no
-// communication).
+// The collective timer as the shim and the session use it: the pure timer
+// (protocol/collective_timer.hpp) knows communicators by ids, made here of
+// MPI handles, and the shim finds it through one global.
 #include <mpi.h>
 
-#include <array>
-#include <atomic>
 #include <cstdint>
-#include <unordered_map>
-#include <vector>
+#include <type_traits>
 
-#include "clock/tick_stamp.hpp"
-#include "clock/time_source.hpp"
-#include "common/collective_kind.hpp"
+#include "harmonize/protocol/collective_timer.hpp"
 
 namespace harmonize {
 
-struct TimedCall {
-  double entry = 0;  // a TickStamp; the local time source's seconds once drained
-  double exit = 0;
-  std::uint64_t bytes = 0;  // this process's count x type size (see bytes_of in the shim)
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::int32_t root = -1;
-  Collective operation{};
-  // The first collective after a harmonized barrier on the same
-  // communicator that this process left in time.
-  bool after_barrier = false;
-  // Then: the delay this process left that barrier with (HARMONIZE_ARRIVAL).
-  double delay = 0;
-  // Called on an intercommunicator: counted where it was called, never
-  // matched (its two groups are not one set of members to match over).
-  bool inter = false;
-};
-
-// The calls of one communicator waiting to be matched.
-struct PendingCalls {
-  std::vector<TimedCall> calls;
-  std::uint64_t calls_seen = 0;  // recorded or not: the same on every member
-  bool inter = false;            // an intercommunicator's (TimedCall::inter)
-};
-
-class CollectiveTimer {
- public:
-  static constexpr std::size_t kCapacity = 4096;
-  // Records kept per communicator between two matchings; calls beyond are
-  // counted (as unmatched), not kept.
-  static constexpr std::size_t kMaxPending = 1 << 16;
-
-  // `concurrent`: MPI_THREAD_MULTIPLE, where calls may come from several
-  // threads at once (mpi4py's default); otherwise MPI serializes them.
-  CollectiveTimer(const clock::TimeSource& source, CollectiveSet timed, bool concurrent)
-      : stamp_(source), timed_(timed), concurrent_(concurrent), last_pair_(stamp_.pair()) {}
-  CollectiveTimer(const CollectiveTimer&) = delete;
-  CollectiveTimer& operator=(const CollectiveTimer&) = delete;
-
-  bool times(Collective operation) const { return (timed_ & bit_of(operation)) != 0; }
-  double now() const noexcept { return stamp_.stamp(); }
-
-  // The hot path. Any thread (MPI_THREAD_MULTIPLE: mpi4py's default).
-  void add(TimedCall call) noexcept;
-
-  // A barrier on `comm` ended; `in_time`: harmonized, and this process left
-  // at the deadline (plus `delay`, HARMONIZE_ARRIVAL). The next collective
-  // learns it.
-  void barrier_left(MPI_Comm comm, bool in_time, double delay = 0) noexcept;
-
-  // Off the hot path (allocates; throws std::bad_alloc).
-  // How many calls `comm` has seen since its last take().
-  std::uint64_t calls_seen(MPI_Comm comm);
-  // `comm`'s pending calls, which it forgets.
-  PendingCalls take(MPI_Comm comm);
-  // Every communicator with pending calls, forgotten (MPI_Finalize).
-  std::vector<PendingCalls> take_all();
-  // `comm` is being freed (MPI_Comm_free): its calls are forgotten, counted,
-  // since its handle may come back as another communicator's, whose calls
-  // must not be matched with these.
-  void forget(MPI_Comm comm) noexcept;
-  // Calls of communicators freed before they were matched, per process:
-  // of intracommunicators, and of intercommunicators (never matched).
-  std::uint64_t forgotten() const { return forgotten_; }
-  std::uint64_t forgotten_inter() const { return forgotten_inter_; }
-  // Times a call found the buffer full and set it aside, per process.
-  std::uint64_t spills() const { return spills_; }
-
- private:
-  void lock() const noexcept {
-    if (!concurrent_) return;
-    while (busy_.test_and_set(std::memory_order_acquire)) {
-    }
+// The timer's id of a communicator: its handle's bits, whether the MPI
+// library's handles are pointers (Open MPI) or ints (MPICH). A template so
+// that only the branch for this MPI's handles is compiled.
+template <typename Handle>
+protocol::CommId comm_id(Handle comm) noexcept {
+  static_assert(std::is_same_v<Handle, MPI_Comm>);
+  if constexpr (std::is_pointer_v<Handle>) {
+    return protocol::CommId{reinterpret_cast<std::uintptr_t>(comm)};
+  } else {
+    return protocol::CommId{static_cast<std::uintptr_t>(comm)};
   }
-  void unlock() const noexcept {
-    if (concurrent_) busy_.clear(std::memory_order_release);
-  }
-  void drain_locked();  // buffer -> pending_, stamps converted to seconds
-
-  const clock::TickStamp stamp_;
-  const CollectiveSet timed_;
-  const bool concurrent_;
-  clock::TickStamp::Pair last_pair_;  // taken at the last drain
-  mutable std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
-  std::array<TimedCall, kCapacity> buffer_{};
-  std::size_t size_ = 0;
-  MPI_Comm token_ = MPI_COMM_NULL;  // the last barrier left in time, until a collective
-  double token_delay_ = 0;
-  std::unordered_map<MPI_Comm, PendingCalls> pending_;
-  std::uint64_t forgotten_ = 0;
-  std::uint64_t forgotten_inter_ = 0;
-  std::uint64_t spills_ = 0;
-};
+}
 
 // Set between MPI_Init and MPI_Finalize when collectives are timed; read by
 // the shim on every collective (null: pass straight through).
-inline CollectiveTimer* g_collective_timer = nullptr;
+inline protocol::CollectiveTimer* g_collective_timer = nullptr;
 
 }  // namespace harmonize

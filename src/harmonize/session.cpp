@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "config/arrival.hpp"
-#include "harmonize/collective_matching.hpp"
 #include "harmonize/logic/arrival_delays.hpp"
+#include "harmonize/protocol/collective_matching.hpp"
 #include "harmonize/session_impl.hpp"
 #include "harmonize/startup_check.hpp"
 #include "report/format.hpp"
@@ -94,7 +94,7 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
       if (timer_) {
         // Freed before its calls were matched (its handle may come back
         // as another communicator's): counted, not kept.
-        const PendingCalls lost = timer_->take(state.user);
+        const protocol::PendingCalls lost = timer_->take(comm_id(state.user));
         record.stats.collective_calls_unmatched += lost.calls_seen;
       }
       records_.retire(record, state.kind, at_finalize);
@@ -107,8 +107,9 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   if (world_ == MPI_COMM_NULL) return;  // mode off: no collective at all
   thread_multiple_ = sync::thread_level() == MPI_THREAD_MULTIPLE;
   if (policy_.collectives != kNoCollectives)
-    timer_ =
-        std::make_unique<CollectiveTimer>(*clocks_.local, policy_.collectives, thread_multiple_);
+    timer_ = std::make_unique<protocol::CollectiveTimer>(clock::TickStamp(*clocks_.local),
+                                                         policy_.collectives, thread_multiple_,
+                                                         comm_id(MPI_COMM_NULL));
   crowding_ = sync::node_crowding(world_);
   clocks_.sync_settings.yield_while_waiting = crowding_.oversubscribed;
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
@@ -262,16 +263,17 @@ void SessionImpl::match_timed_calls(CommState& state, bool all_left) {
     // Never matched (the two groups are not one set of members), but
     // counted where they were called: on the intercommunicators' record,
     // not as calls MPI_COMM_WORLD lost.
-    state.timed.collective_calls_unmatched += timer_->take(state.user).calls_seen;
+    state.timed.collective_calls_unmatched += timer_->take(comm_id(state.user)).calls_seen;
     return;
   }
   const bool alone = state.kind == logic::CommKind::self;
   if (!state.protocol && !alone) return;  // given up on: not matched
-  if (!all_left && timer_->calls_seen(state.user) < kMatchBatch) return;
+  if (!all_left && timer_->calls_seen(comm_id(state.user)) < protocol::kMatchBatch) return;
   if (alone) {
-    match_alone(timer_->take(state.user), state.timed);
+    protocol::match_alone(timer_->take(comm_id(state.user)), state.timed);
   } else {
-    match_collectives(*state.members, state.clock->clock(), timer_->take(state.user), state.timed);
+    protocol::match_collectives(*state.members, state.clock->clock(),
+                                timer_->take(comm_id(state.user)), state.timed);
   }
 }
 
@@ -286,14 +288,14 @@ void SessionImpl::comm_freeing(MPI_Comm comm) {
     // An invalid handle, or a failed matching: MPI has reported it through
     // the user's handler (and the free will too); the free goes on.
   }
-  timer_->forget(comm);  // a communicator that never had a barrier: counted
+  timer_->forget(comm_id(comm));  // a communicator that never had a barrier: counted
 }
 
 // The user's MPI status comes back as an MpiError from the collectives on the
 // user's communicator (MPI has already run the user's error handler).
 int SessionImpl::barrier(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL || policy_.mode == config::Mode::off || !affects(comm)) {
-    if (timer_) timer_->barrier_left(comm, false);
+    if (timer_) timer_->barrier_left(comm_id(comm), false);
     return sync::native_barrier(comm);  // MPI reports a null communicator its own way
   }
   // A fallback found inside an earlier call is told before this one starts.
@@ -305,7 +307,7 @@ int SessionImpl::barrier(MPI_Comm comm) {
     // Until this one is harmonized in time. A barrier under test timed is
     // the operation the last harmonized barrier was for (its record takes
     // the token); untimed, it ends that barrier's pattern all the same.
-    if (timer_ && !timed_under_test) timer_->barrier_left(comm, false);
+    if (timer_ && !timed_under_test) timer_->barrier_left(comm_id(comm), false);
     // Before the barrier's entry: nothing the program times is disturbed
     // (except a barrier under test, which starts where the pattern was set).
     if (!under_test) match_timed_calls(state, false);
@@ -322,20 +324,21 @@ int SessionImpl::barrier(MPI_Comm comm) {
       if (timed_under_test)
         timer_->add({.entry = entry,
                      .exit = timer_->now(),
-                     .comm = comm,
+                     .comm = comm_id(comm),
                      .operation = Collective::barrier});
       return status;
     }
     if (policy_.mode == config::Mode::harmonize) {
       const int flag = harmonized(*state.protocol);
-      if (timer_) timer_->barrier_left(comm, flag == 1, state.protocol->last_delay());
+      if (timer_) timer_->barrier_left(comm_id(comm), flag == 1, state.protocol->last_delay());
     } else if (timer_ && timer_->times(Collective::barrier)) {
       // The native barrier may be what the program measures (osu_barrier):
       // timed like any collective, around the observed call.
       const double entry = timer_->now();
       state.protocol->observed();
       const double exit = timer_->now();
-      timer_->add({.entry = entry, .exit = exit, .comm = comm, .operation = Collective::barrier});
+      timer_->add(
+          {.entry = entry, .exit = exit, .comm = comm_id(comm), .operation = Collective::barrier});
     } else {
       state.protocol->observed();
     }
@@ -376,7 +379,7 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
     }
     match_timed_calls(state, false);
     const int mine = harmonized(*state.protocol);
-    if (timer_) timer_->barrier_left(comm, mine == 1, state.protocol->last_delay());
+    if (timer_) timer_->barrier_left(comm_id(comm), mine == 1, state.protocol->last_delay());
     if (flag) *flag = mine;
     return MPI_SUCCESS;
   } catch (const sync::MpiError& error) {
@@ -403,7 +406,7 @@ void SessionImpl::match_left_at_finish() {
   if (!timer_) return;
   // A program without a single barrier still has its world's calls matched
   // (every process is here: creating the state is collective).
-  if (affects(MPI_COMM_WORLD) && timer_->calls_seen(MPI_COMM_WORLD) > 0) {
+  if (affects(MPI_COMM_WORLD) && timer_->calls_seen(comm_id(MPI_COMM_WORLD)) > 0) {
     try {
       state_for(MPI_COMM_WORLD);
     } catch (const sync::MpiError&) {
@@ -422,7 +425,7 @@ void SessionImpl::match_left_at_finish() {
   // intercommunicators' calls on theirs (written by finish()).
   std::uint64_t left = timer_->forgotten();
   inter_calls_left_ = timer_->forgotten_inter();
-  for (const PendingCalls& pending : timer_->take_all())
+  for (const protocol::PendingCalls& pending : timer_->take_all())
     (pending.inter ? inter_calls_left_ : left) += pending.calls_seen;
   if (CommState* world = registry_->find(MPI_COMM_WORLD)) {
     world->timed.collective_calls_unmatched += left;

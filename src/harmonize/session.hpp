@@ -9,7 +9,9 @@
 
 namespace harmonize {
 
+namespace protocol {
 class CollectiveTimer;
+}
 
 class Session {
  public:
@@ -32,7 +34,7 @@ class Session {
   virtual void finish() = 0;
   // The timer of the collectives (HARMONIZE_COLLECTIVES), or null when
   // nothing is timed (mode off, or none).
-  virtual CollectiveTimer* collective_timer() = 0;
+  virtual protocol::CollectiveTimer* collective_timer() = 0;
   // MPI_Comm_free is about to free `comm` (collective over its members): its
   // timed calls are matched now. Throws what the collectives throw.
   virtual void comm_freeing(MPI_Comm comm) = 0;

@@ -26,7 +26,7 @@ class SessionImpl final : public Session {
   int harmonize(MPI_Comm comm, int* flag) override;
   int last_flag(MPI_Comm comm, int* flag) override;
   void finish() override;
-  CollectiveTimer* collective_timer() override { return timer_.get(); }
+  protocol::CollectiveTimer* collective_timer() override { return timer_.get(); }
   void comm_freeing(MPI_Comm comm) override;
 
  private:
@@ -64,7 +64,7 @@ class SessionImpl final : public Session {
   std::unique_ptr<protocol::WorldClock> world_clock_;
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
-  std::unique_ptr<CollectiveTimer> timer_;
+  std::unique_ptr<protocol::CollectiveTimer> timer_;
   // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
   std::uint64_t inter_calls_left_ = 0;
   // MPI_THREAD_MULTIPLE: threads inside a harmonized barrier now, and the

@@ -59,7 +59,6 @@ class SharedClockNotice {
   bool warned_ = false;
   std::string warning_;
   double own_worst_ = 0;
-  int own_node_ = -1;
   bool sub_communicator_fell_back_ = false;
 };
 

@@ -64,7 +64,7 @@ inline bool is_intercommunicator(MPI_Comm comm) {
 // `call` returns the MPI status, returned as it is.
 template <typename Comm, typename Root, typename Bytes, typename Call>
 int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
-  CollectiveTimer* timer = g_collective_timer;
+  protocol::CollectiveTimer* timer = g_collective_timer;
   if (timer == nullptr || !timer->times(operation)) return call();
   ReentrancyGuard guard;
   if (!guard.outermost()) return call();
@@ -78,7 +78,7 @@ int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
   timer->add({.entry = entry,
               .exit = exit,
               .bytes = bytes(),
-              .comm = communicator,
+              .comm = comm_id(communicator),
               .root = root(),
               .operation = operation,
               .inter = inter});

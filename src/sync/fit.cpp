@@ -26,23 +26,12 @@ WeightedMeans means_of(std::span<const FitPoint> points, std::span<const double>
   return m;
 }
 
-WeightedMeans means_of(std::span<const FitPoint> points) {
-  std::vector<double> weights(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) weights[i] = weight_of(points[i]);
-  return means_of(points, weights);
-}
-
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
 double weight_of(const FitPoint& point) {
   return point.uncertainty > 0 ? 1.0 / (point.uncertainty * point.uncertainty) : 1.0;
-}
-
-clock::LinearModel fit_offset_only(std::span<const FitPoint> points) {
-  if (points.empty()) return {};
-  return clock::LinearModel{0.0, means_of(points).offset};
 }
 
 LinearFit fit_linear(std::span<const FitPoint> points) {

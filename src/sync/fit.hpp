@@ -35,9 +35,6 @@ struct LinearFit {
 // n == 0: zero model; n == 1 or all t equal: offset-only through the mean.
 LinearFit fit_linear(std::span<const FitPoint> points);
 
-// Offset-only model through the weighted mean offset.
-clock::LinearModel fit_offset_only(std::span<const FitPoint> points);
-
 // Keeps `slope` and moves the intercept so that the model passes through the
 // weighted mean of `anchor` (paper 001 Alg. 2 COMPUTE_AND_SET_INTERCEPT, with the
 // newest fit points instead of one extra measurement).

@@ -25,9 +25,8 @@ class PairHistory {
   void add(std::vector<FitPoint> batch, int max_batches, double max_age);
   void clear() { batches_.clear(); }
 
-  // The tightest uncertainty this pair has ever reached (warm-up included):
-  // what the path can do when neither process is descheduled.
-  double best_uncertainty() const { return best_uncertainty_; }
+  // A point's uncertainty: the tightest this pair ever reaches (warm-up
+  // included) is what the path can do when neither process is descheduled.
   void note_uncertainty(double uncertainty);
   // A point far less certain than the pair's best was caught in a stall and
   // is worth measuring again (the caller bounds how often).

@@ -1,8 +1,5 @@
 #pragma once
 // What a synchronization does and how hard it tries (pure).
-#include <optional>
-#include <string_view>
-
 #include "common/choices.hpp"
 
 namespace harmonize::sync {
@@ -33,17 +30,5 @@ struct Settings {
 
   bool operator==(const Settings&) const = default;
 };
-
-// By name, as the variables spell them (used by the sync unit tests; the
-// policy parses its values itself).
-inline std::optional<Scheme> parse_scheme(std::string_view text) {
-  return choices::parse_choice<Scheme>(text);
-}
-inline std::optional<OffsetAlgorithm> parse_offset_algorithm(std::string_view text) {
-  return choices::parse_choice<OffsetAlgorithm>(text);
-}
-inline std::optional<ModelKind> parse_model_kind(std::string_view text) {
-  return choices::parse_choice<ModelKind>(text);
-}
 
 }  // namespace harmonize::sync

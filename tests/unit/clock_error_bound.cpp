@@ -22,18 +22,6 @@ TEST_CASE("an error bound grows linearly on both sides of its anchor", "[clock][
   CHECK(ErrorBound{}.at_time(1e6) == 0.0);
 }
 
-TEST_CASE("composed bounds re-anchor at the later anchor and never undercut the sum",
-          "[clock][bound]") {
-  const ErrorBound a{1.0, 2.0, 0.5};
-  const ErrorBound b{3.0, 1.0, 0.25};
-  const ErrorBound sum = compose(a, b);
-  CHECK(sum == ErrorBound{3.0, 4.0, 0.75});  // a at 3: 2 + 0.5 * 2
-  CHECK(compose(b, a) == sum);
-  for (double t = -10.0; t <= 10.0; t += 0.25) CHECK(sum.at_time(t) >= a.at_time(t) + b.at_time(t));
-  // Exact beyond the later anchor.
-  CHECK(sum.at_time(7.0) == a.at_time(7.0) + b.at_time(7.0));
-}
-
 TEST_CASE("the model stack carries its bound through copies and serialization", "[clock][bound]") {
   ModelStack stack;
   stack.push({-3.5e-5, 12.345678901234567});

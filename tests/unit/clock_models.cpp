@@ -73,7 +73,8 @@ TEST_CASE("a global clock reads its source through its models", "[clock]") {
 }
 
 TEST_CASE("a skewed source is truth times (1 + drift) plus offset", "[clock]") {
-  auto skewed = make_skewed_source(std::make_unique<FixedSource>(1000.0), 0.25, 50e-6);
+  const FixedSource thousand(1000.0);
+  auto skewed = make_skewed_view(thousand, 0.25, 50e-6);
   CHECK(skewed->now() == Approx(1000.0 * (1 + 50e-6) + 0.25).epsilon(1e-15));
   const FixedSource truth(8.0);
   auto view = make_skewed_view(truth, -1.0, 0.5);

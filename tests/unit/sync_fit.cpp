@@ -46,13 +46,13 @@ TEST_CASE("degenerate fits fall back to offset-only", "[sync][fit]") {
   CHECK(std::isinf(fit_linear(one).slope_stderr));
   const std::vector<FitPoint> same_t{{5, 2}, {5, 4}};
   CHECK(fit_linear(same_t).model == harmonize::clock::LinearModel{0, 3});
-  CHECK(fit_offset_only(same_t) == harmonize::clock::LinearModel{0, 3});
+  CHECK(recompute_intercept(0.0, same_t) == harmonize::clock::LinearModel{0, 3});
 }
 
 TEST_CASE("uncertain points weigh less", "[sync][fit]") {
   // Weights 1/u^2: 4 and 1 -> weighted mean (4*1 + 1*6) / 5 = 2.
   const std::vector<FitPoint> points{{0, 1, 0.5}, {0, 6, 1.0}};
-  CHECK(fit_offset_only(points).intercept == 2.0);
+  CHECK(recompute_intercept(0.0, points).intercept == 2.0);  // the offset-only model
   CHECK(weight_of({0, 0, 0}) == 1.0);
   CHECK(weight_of({0, 0, 0.5}) == 4.0);
 }

@@ -54,11 +54,13 @@ TEST_CASE("HCA3 needs ceil(log2 p) rounds", "[sync][hca3]") {
 }
 
 TEST_CASE("settings names round-trip", "[sync]") {
+  // As the policy parses them (common/choices.hpp).
+  using harmonize::choices::parse_choice;
   for (auto scheme : {Scheme::hca3, Scheme::h2hca, Scheme::h3hca})
-    CHECK(parse_scheme(to_string(scheme)) == scheme);
+    CHECK(parse_choice<Scheme>(to_string(scheme)) == scheme);
   for (auto model : {ModelKind::automatic, ModelKind::offset_only, ModelKind::linear})
-    CHECK(parse_model_kind(to_string(model)) == model);
+    CHECK(parse_choice<ModelKind>(to_string(model)) == model);
   for (auto offset : {OffsetAlgorithm::skampi, OffsetAlgorithm::mean_rtt})
-    CHECK(parse_offset_algorithm(to_string(offset)) == offset);
-  CHECK_FALSE(parse_scheme("hca2"));
+    CHECK(parse_choice<OffsetAlgorithm>(to_string(offset)) == offset);
+  CHECK_FALSE(parse_choice<Scheme>("hca2"));
 }

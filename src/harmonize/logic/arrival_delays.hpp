@@ -26,7 +26,6 @@ class ArrivalDelays {
   // Seconds after the deadline at which this process leaves its `call`-th
   // harmonized barrier of the communicator (0 first).
   double at(std::uint64_t call) const;
-  bool active() const { return pattern_.kind != ArrivalKind::none; }
 
  private:
   ArrivalPattern pattern_;

@@ -1,13 +1,14 @@
 #pragma once
 // Matching the timed collective calls of one communicator across its members
 // (docs/collectives.md): collective over the communicator, called where a
-// program is not timing anything (the start of a barrier, MPI_Finalize).
+// program is not timing anything (the start of a barrier, MPI_Comm_free,
+// MPI_Finalize).
 #include "clock/global_clock.hpp"
-#include "harmonize/collective_timer.hpp"
+#include "harmonize/protocol/collective_timer.hpp"
 #include "report/comm_stats.hpp"
 #include "sync/collectives.hpp"
 
-namespace harmonize {
+namespace harmonize::protocol {
 
 // Matching is due on a communicator once it has seen this many calls since
 // the last matching: the same count on every member of a correct program,
@@ -17,7 +18,8 @@ inline constexpr std::uint64_t kMatchBatch = 64;
 // The i-th pending call of every member is the same call (collectives on one
 // communicator are called in the same order by all of them). Every member
 // adds its own time in each call and counts its calls left unmatched; rank
-// 0 of the communicator adds the cross-member figures. Throws MpiError.
+// 0 of the communicator adds the cross-member figures. Throws what the
+// collectives throw (sync::MpiError on a user's communicator).
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
                        const PendingCalls& pending, report::CommStats& stats);
 
@@ -25,4 +27,4 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
 // MPI_COMM_SELF): no skew, t_global is the call's own time; no communication.
 void match_alone(const PendingCalls& pending, report::CommStats& stats);
 
-}  // namespace harmonize
+}  // namespace harmonize::protocol

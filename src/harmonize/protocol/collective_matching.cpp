@@ -1,9 +1,9 @@
-#include "harmonize/collective_matching.hpp"
+#include "harmonize/protocol/collective_matching.hpp"
 
 #include <algorithm>
 #include <vector>
 
-namespace harmonize {
+namespace harmonize::protocol {
 
 void match_alone(const PendingCalls& pending, report::CommStats& stats) {
   for (const TimedCall& call : pending.calls) {
@@ -84,4 +84,4 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
   unmatched(matched.size());
 }
 
-}  // namespace harmonize
+}  // namespace harmonize::protocol

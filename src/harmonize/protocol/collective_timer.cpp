@@ -1,15 +1,15 @@
-#include "harmonize/collective_timer.hpp"
+#include "harmonize/protocol/collective_timer.hpp"
 
 #include <algorithm>
 #include <new>
 
-namespace harmonize {
+namespace harmonize::protocol {
 
 void CollectiveTimer::add(TimedCall call) noexcept {
   lock();
-  call.after_barrier = token_ == call.comm && call.comm != MPI_COMM_NULL;
+  call.after_barrier = token_ == call.comm && call.comm != null_;
   call.delay = call.after_barrier ? token_delay_ : 0.0;
-  token_ = MPI_COMM_NULL;  // any collective in between spoils the barrier's pattern
+  token_ = null_;  // any collective in between spoils the barrier's pattern
   if (size_ == kCapacity) {
     // Thousands of calls without a barrier: set them aside by communicator
     // (memory only, no communication), counted.
@@ -26,9 +26,9 @@ void CollectiveTimer::add(TimedCall call) noexcept {
   unlock();
 }
 
-void CollectiveTimer::barrier_left(MPI_Comm comm, bool in_time, double delay) noexcept {
+void CollectiveTimer::barrier_left(CommId comm, bool in_time, double delay) noexcept {
   lock();
-  token_ = in_time ? comm : MPI_COMM_NULL;
+  token_ = in_time ? comm : null_;
   token_delay_ = delay;
   unlock();
 }
@@ -39,7 +39,7 @@ void CollectiveTimer::drain_locked() {
   // Benchmarks call one communicator's collectives in a row: one lookup per
   // run of them.
   PendingCalls* pending = nullptr;
-  MPI_Comm comm = MPI_COMM_NULL;
+  CommId comm = null_;
   // Every stamp in the buffer was taken since the last drain's pair.
   const clock::TickStamp::Pair pair = stamp_.pair();
   for (std::size_t i = 0; i < size_; ++i) {
@@ -58,7 +58,7 @@ void CollectiveTimer::drain_locked() {
   size_ = 0;
 }
 
-void CollectiveTimer::forget(MPI_Comm comm) noexcept {
+void CollectiveTimer::forget(CommId comm) noexcept {
   lock();
   try {
     drain_locked();
@@ -73,7 +73,7 @@ void CollectiveTimer::forget(MPI_Comm comm) noexcept {
   unlock();
 }
 
-std::uint64_t CollectiveTimer::calls_seen(MPI_Comm comm) {
+std::uint64_t CollectiveTimer::calls_seen(CommId comm) {
   lock();
   std::uint64_t seen = 0;
   try {
@@ -88,7 +88,7 @@ std::uint64_t CollectiveTimer::calls_seen(MPI_Comm comm) {
   return seen;
 }
 
-PendingCalls CollectiveTimer::take(MPI_Comm comm) {
+PendingCalls CollectiveTimer::take(CommId comm) {
   lock();
   PendingCalls taken;
   try {
@@ -121,4 +121,4 @@ std::vector<PendingCalls> CollectiveTimer::take_all() {
   return all;
 }
 
-}  // namespace harmonize
+}  // namespace harmonize::protocol
