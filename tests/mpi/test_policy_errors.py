@@ -223,7 +223,8 @@ def test_every_variable_the_scripts_read_is_known_to_the_library():
                        "HARMONIZE_WERROR",    # CMake options (-DHARMONIZE_WERROR=ON)
                        "HARMONIZE_SMPI"}
     names = set()
-    for path in (SOURCE_DIR / "scripts").rglob("*"):
+    scripts = [*(SOURCE_DIR / "scripts").rglob("*"), *(SOURCE_DIR / "python").rglob("*.py")]
+    for path in scripts:
         if path.is_file():
             names |= set(re.findall(r"HARMONIZE_[A-Z0-9_]+", path.read_text(errors="replace")))
     table = subprocess.run([BIN / "harmonize-config", "--markdown"], capture_output=True,
