@@ -56,4 +56,12 @@ inline bool names_open_descriptor(std::string_view path) {
          path.rfind("/proc/self/fd/", 0) == 0;
 }
 
+// The directory a report at `path` is created in ("." for a bare name).
+inline std::string report_directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
 }  // namespace harmonize

@@ -13,13 +13,6 @@
 namespace harmonize::config {
 namespace {
 
-std::string directory_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // The report (or its numbered sibling, or the temporary it is written
 // through) will be created in `directory`: try it now.
 std::string probe_directory(const std::string& directory, const std::string& probe_name) {
@@ -60,12 +53,12 @@ std::string report_target_problem(const std::string& path, const std::string& pr
   if (names_open_descriptor(path)) return probe_as_is(path);
   struct stat status {};
   if (::stat(path.c_str(), &status) != 0) {
-    if (errno == ENOENT) return probe_directory(directory_of(path), probe_name);
-    if (errno == ENOTDIR) return display_value(directory_of(path)) + " is not a directory";
+    if (errno == ENOENT) return probe_directory(report_directory_of(path), probe_name);
+    if (errno == ENOTDIR) return display_value(report_directory_of(path)) + " is not a directory";
     return "cannot access " + display_value(path) + ": " + std::strerror(errno);
   }
   if (S_ISDIR(status.st_mode)) return "it is a directory; expected a file name";
-  if (S_ISREG(status.st_mode)) return probe_directory(directory_of(path), probe_name);
+  if (S_ISREG(status.st_mode)) return probe_directory(report_directory_of(path), probe_name);
   if (S_ISCHR(status.st_mode)) return probe_as_is(path);
   // Never opened here: a reader that sees its only writer close takes that
   // as the end of the report and goes. Whether one reads at MPI_Finalize is

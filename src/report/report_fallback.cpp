@@ -5,13 +5,6 @@
 namespace harmonize::report {
 namespace {
 
-std::string directory_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // One directory under two names ("." and the working directory's path):
 // trying it again would only fail again, and say so twice.
 bool same_directory(const std::string& a, const std::string& b) {
@@ -55,7 +48,7 @@ SavedReport save_report(const std::string& path, std::string_view text, const st
   const bool regular_target = !names_open_descriptor(path) &&
                               !(::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode));
   for (const std::string& directory : directories) {
-    if (regular_target && same_directory(directory, directory_of(path))) continue;
+    if (regular_target && same_directory(directory, report_directory_of(path))) continue;
     const std::string candidate = (directory.back() == '/' ? directory : directory + "/") + name;
     WrittenReport attempt = write_report_file(candidate, text);
     if (attempt.error.empty()) {

@@ -18,13 +18,6 @@ std::string errno_text(int error) {
   return std::strerror(error);
 }
 
-std::string directory_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 bool write_all(int fd, std::string_view text) {
   while (!text.empty()) {
     const ssize_t written = ::write(fd, text.data(), text.size());
@@ -42,14 +35,15 @@ bool write_all(int fd, std::string_view text) {
 // fix, and umask() is process-wide state another thread may be using.
 std::string write_temporary(const std::string& path, std::string_view text, std::string& error) {
   const std::string prefix =
-      directory_of(path) + "/.harmonize-report-" + std::to_string(::getpid()) + "-";
+      report_directory_of(path) + "/.harmonize-report-" + std::to_string(::getpid()) + "-";
   const auto salt = std::chrono::steady_clock::now().time_since_epoch().count();
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string temporary = prefix + std::to_string(salt + attempt) + ".tmp";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) {
-      error = "cannot create a temporary file in " + directory_of(path) + ": " + errno_text(errno);
+      error = "cannot create a temporary file in " + report_directory_of(path) + ": " +
+              errno_text(errno);
       return {};
     }
     const bool written = write_all(fd, text);
@@ -61,7 +55,7 @@ std::string write_temporary(const std::string& path, std::string_view text, std:
     }
     return temporary;
   }
-  error = "cannot find a free temporary name in " + directory_of(path);
+  error = "cannot find a free temporary name in " + report_directory_of(path);
   return {};
 }
 

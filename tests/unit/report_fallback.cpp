@@ -16,18 +16,10 @@
 
 using namespace harmonize::report;
 namespace fs = std::filesystem;
+using harmonize::testing::read;
 using harmonize::testing::TempDir;
 
-namespace {
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("a fallback copy keeps the report's name, a device's gets the job's",
           "[report][file][fallback]") {

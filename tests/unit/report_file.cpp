@@ -15,16 +15,10 @@
 
 using namespace harmonize::report;
 namespace fs = std::filesystem;
+using harmonize::testing::read;
 using harmonize::testing::TempDir;
 
 namespace {
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 std::size_t entries(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));

@@ -1,9 +1,12 @@
 #pragma once
-// A fresh directory per test case, removed at the end (unit tests only).
+// A fresh directory per test case, removed at the end, and what a file in
+// it holds (unit tests only).
 #include <stdlib.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -24,5 +27,13 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 };
+
+// The whole content of `file` ("" if it cannot be read).
+inline std::string read(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
 
 }  // namespace harmonize::testing
