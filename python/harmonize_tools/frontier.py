@@ -9,13 +9,6 @@ import argparse
 import re
 import sys
 
-UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
-def seconds(text):
-    value, unit = text.split()
-    return float(value) * UNITS[unit]
-
 
 def parse(lines):
     """{transport: [(side, flagged share, time in call vs native)]} from the

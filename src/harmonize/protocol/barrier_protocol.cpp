@@ -171,7 +171,7 @@ BarrierProtocol::Agreement BarrierProtocol::agree(double start, bool wants_resyn
   const double arrival = clock_.clock().now();
   // The previous agreement's outcome, fed to the slack at the start of the
   // next call, not now: the spin must start at once (a choice, every 256
-  // calls, costs microseconds).
+  // calls after the first few, costs microseconds).
   pending_update_ = {{agreed[3], agreed[4] != 0, pending_slack_, pending_delay_, agreed[6]},
                      agreed[1]};
   pending_need_ = std::max(0.0, arrival - agreed[1]);
