@@ -13,7 +13,7 @@ Arrival patterns (HARMONIZE_ARRIVAL)
     communicator_delta(...)        the same on a communicator of a given size
 
 The library computes delta itself (arrival_delta in
-src/harmonize/logic/arrival_delays.cpp) and states it in its report for
+src/harmonize/arrival/arrival_delays.cpp) and states it in its report for
 MPI_COMM_WORLD; the tools need it before any run (to name and check sides)
 and for the other communicators, and the test stand-in
 (tests/fixtures/sweep/fake-mpiexec) to write a report as the library would.

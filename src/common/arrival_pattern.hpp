@@ -1,6 +1,6 @@
 #pragma once
 // HARMONIZE_ARRIVAL's value, parsed (config/arrival.hpp) and applied
-// (harmonize/logic/arrival_delays.hpp): the delay d_r after the harmonized
+// (harmonize/arrival/arrival_delays.hpp): the delay d_r after the harmonized
 // barrier's deadline at which each process leaves, so that the collective
 // after it sees a chosen arrival pattern (paper 002). std only: the policy
 // parses it, the barrier applies it, the report names it.

@@ -7,9 +7,9 @@
 
 #include "common/fnv1a.hpp"
 #include "config/arrival.hpp"
-#include "config/canonical.hpp"
 #include "config/collective_set.hpp"
 #include "config/display.hpp"
+#include "config/kinds.hpp"
 #include "config/preset.hpp"
 #include "config/suggest.hpp"
 #include "config/values.hpp"
@@ -23,66 +23,6 @@ constexpr std::string_view kPrefix = "HARMONIZE_";
 // NAME='value' for messages, both made safe for one terminal line.
 std::string quoted(const std::string& name, const std::string& value) {
   return display_value(name) + "='" + display_value(value) + "'";
-}
-
-// Validates one value against its table entry. Returns "" when fine.
-std::string check_value(const Variable& v, const std::string& value) {
-  bool ok = true;
-  switch (v.kind) {
-    case Kind::choice:
-      ok = std::find(v.choices.begin(), v.choices.end(), value) != v.choices.end();
-      break;
-    case Kind::duration_or_auto:
-      if (value == "auto") break;
-      [[fallthrough]];
-    case Kind::duration: {
-      auto seconds = parse_duration(value);
-      // Zero is the documented "off" of the test clock offset only.
-      ok = seconds && ((*seconds >= v.min && *seconds <= v.max) || (*seconds == 0 && v.min == 0));
-      break;
-    }
-    case Kind::number: {
-      auto number = parse_number(value);
-      ok = number && *number >= v.min && *number <= v.max;
-      break;
-    }
-    case Kind::integer: {
-      auto number = parse_integer(value);
-      ok = number && *number >= v.min && *number <= v.max;
-      break;
-    }
-    case Kind::flag:
-      ok = value == "0" || value == "1";
-      break;
-    case Kind::ppm: {
-      auto ppm = parse_ppm(value);
-      ok = ppm && *ppm >= v.min && *ppm <= v.max;
-      break;
-    }
-    case Kind::percent: {
-      auto percent = parse_percent(value);
-      ok = percent && *percent >= v.min && *percent <= v.max;
-      break;
-    }
-    case Kind::text:
-      ok = true;
-      break;
-    case Kind::collectives:
-      ok = parse_collective_set(value).has_value();
-      break;
-    case Kind::arrival: {
-      std::string why;
-      if (!parse_arrival(value, why))
-        return " is not valid: " + why + "; expected " + accepted_values(v);
-      break;
-    }
-    case Kind::report:
-      // The file system is checked at MPI_Init (report_target.hpp); a name
-      // that cannot be a file is wrong in any mode.
-      ok = !value.empty() && value.back() != '/';
-      break;
-  }
-  return ok ? std::string() : " is not valid: expected " + accepted_values(v);
 }
 
 // Only validated values ever reach `effective`, so every store succeeds.
@@ -169,7 +109,7 @@ void apply(PolicyResult& result, const std::string& name, const std::string& raw
   // Blanks around a value are never meant (a preset line is trimmed the same
   // way), whatever its kind; the message shows the value as given.
   const std::string value(trim(raw_value));
-  if (std::string problem = check_value(*variable, value); !problem.empty()) {
+  if (std::string problem = value_problem(*variable, value); !problem.empty()) {
     result.errors.push_back(where + quoted(name, raw_value) + problem);
     return;
   }

@@ -8,6 +8,7 @@
 #include "common/choices.hpp"
 #include "config/arrival.hpp"
 #include "config/collective_set.hpp"
+#include "config/kinds.hpp"
 #include "config/policy.hpp"
 #include "config/values.hpp"
 
@@ -22,47 +23,11 @@ constexpr double kDay = 86400.0;
 template <auto Field>
 using FieldType = std::remove_cvref_t<decltype(std::declval<Policy&>().*Field)>;
 
-// Writes a validated value (trimmed, in range) into the field.
+// Writes a validated value (trimmed, in range) into the field, as its kind's
+// row makes it (config/kinds.hpp).
 template <Kind kind, auto Field>
 void store(Policy& policy, std::string_view value) {
-  using T = FieldType<Field>;
-  T& field = policy.*Field;
-  if constexpr (kind == Kind::choice) {
-    static_assert(std::is_enum_v<T>);
-    field = *choices::parse_choice<T>(value);
-  } else if constexpr (kind == Kind::duration) {
-    static_assert(std::is_same_v<T, double>);
-    field = *parse_duration(value);  // seconds
-  } else if constexpr (kind == Kind::duration_or_auto) {
-    static_assert(std::is_same_v<T, std::optional<double>>);
-    field = value == "auto" ? std::optional<double>() : parse_duration(value);
-  } else if constexpr (kind == Kind::number) {
-    static_assert(std::is_same_v<T, double>);
-    field = *parse_number(value);
-  } else if constexpr (kind == Kind::integer) {
-    static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
-    field = static_cast<T>(*parse_integer(value));  // the range check keeps it within T
-  } else if constexpr (kind == Kind::flag) {
-    static_assert(std::is_same_v<T, bool>);
-    field = value == "1";
-  } else if constexpr (kind == Kind::ppm) {
-    static_assert(std::is_same_v<T, double>);
-    field = *parse_ppm(value) * 1e-6;  // the field holds a fraction
-  } else if constexpr (kind == Kind::percent) {
-    static_assert(std::is_same_v<T, double>);
-    field = *parse_percent(value) / 100;  // the field holds a fraction
-  } else if constexpr (kind == Kind::collectives) {
-    static_assert(std::is_same_v<T, CollectiveSet>);
-    field = *parse_collective_set(value);
-  } else if constexpr (kind == Kind::arrival) {
-    static_assert(std::is_same_v<T, ArrivalPattern>);
-    std::string why;
-    field = *parse_arrival(value, why);
-  } else {
-    static_assert(kind == Kind::text || kind == Kind::report);
-    static_assert(std::is_same_v<T, std::string>);
-    field = std::string(value);
-  }
+  policy.*Field = KindRow<kind>::template typed<FieldType<Field>>(value);
 }
 
 // A variable whose value is one of the names of its field's enum; the
@@ -265,52 +230,6 @@ const Variable* find_variable(std::string_view name) {
     if (variable.name == name) return &variable;
   }
   return nullptr;
-}
-
-std::string accepted_values(const Variable& v) {
-  switch (v.kind) {
-    case Kind::choice: {
-      std::string text = "one of ";
-      for (std::size_t i = 0; i < v.choices.size(); ++i)
-        text += (i > 0 ? ", " : "") + std::string(v.choices[i]);
-      return text;
-    }
-    case Kind::duration: {
-      // The default is the most natural example, unless it is the zero "off".
-      const std::string example = parse_duration(v.default_value).value_or(0) > 0
-                                      ? std::string(v.default_value)
-                                      : std::string("20us");
-      return "a duration with unit ns, us, ms or s, from " + format_seconds(v.min) + " to " +
-             format_seconds(v.max) + " (e.g. " + example + ")";
-    }
-    case Kind::duration_or_auto:
-      return "'auto' or a duration with unit ns, us, ms or s, from " + format_seconds(v.min) +
-             " to " + format_seconds(v.max) + " (e.g. 20us)";
-    case Kind::number:
-      return "a number from " + format_number(v.min) + " to " + format_number(v.max);
-    case Kind::integer:
-      return "a whole number from " + format_number(v.min) + " to " + format_number(v.max);
-    case Kind::flag:
-      return "0 or 1";
-    case Kind::ppm:
-      return "a drift with unit ppm, from 0ppm to " + format_number(v.max) + "ppm (e.g. 50ppm)";
-    case Kind::percent:
-      return "a percentage, from " + format_number(v.min) + "% to " + format_number(v.max) +
-             "% (e.g. " + std::string(v.default_value) + ")";
-    case Kind::text:
-      return "any text";
-    case Kind::report:
-      return "'none' or a file name template (%j job id or pid of rank 0, %h host, %% percent)";
-    case Kind::collectives: {
-      std::string text = "'all', 'none' or a comma-separated list of ";
-      for (std::size_t i = 0; i < kCollectiveNames.size(); ++i)
-        text += (i > 0 ? ", " : "") + std::string(kCollectiveNames[i]);
-      return text + " (any case, MPI_ prefix allowed)";
-    }
-    case Kind::arrival:
-      return std::string(kArrivalSyntax);
-  }
-  return "";
 }
 
 }  // namespace harmonize::config

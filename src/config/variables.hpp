@@ -70,7 +70,4 @@ std::string_view retirement_of(std::string_view name);
 // config/precise.env 32 x 30 = 960.
 inline constexpr long long kMaxSyncPingpongs = 10000;
 
-// "what is accepted" wording for error messages, derived from the entry.
-std::string accepted_values(const Variable& variable);
-
 }  // namespace harmonize::config

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "harmonize/collectives/mpi/timed_collectives.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/barrier_protocol.hpp"
 #include "harmonize/protocol/session_clock.hpp"
@@ -35,6 +36,16 @@ struct CommState {
   // What the collective timer matched on this communicator (only the
   // collective fields are used).
   report::CommStats timed;
+
+  // As the collectives' matching sees it: a communicator given up on has
+  // no members to match with.
+  collectives::MatchedComm matched() {
+    return {.user = user,
+            .kind = kind,
+            .members = protocol ? members.get() : nullptr,
+            .clock = clock ? &clock->clock() : nullptr,
+            .timed = &timed};
+  }
 
   logic::CommRecord final_record() const {
     logic::CommRecord record = protocol ? protocol->final_record() : passed_through;

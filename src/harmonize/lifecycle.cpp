@@ -8,7 +8,7 @@
 #include "config/display.hpp"
 #include "config/policy.hpp"
 #include "config/variables.hpp"
-#include "harmonize/collective_timer.hpp"
+#include "harmonize/collectives/mpi/comm_id.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/startup_check.hpp"
 #include "sync/mpi/comm_collectives.hpp"

@@ -9,7 +9,7 @@
 
 namespace harmonize {
 
-namespace protocol {
+namespace collectives {
 class CollectiveTimer;
 }
 
@@ -34,7 +34,7 @@ class Session {
   virtual void finish() = 0;
   // The timer of the collectives (HARMONIZE_COLLECTIVES), or null when
   // nothing is timed (mode off, or none).
-  virtual protocol::CollectiveTimer* collective_timer() = 0;
+  virtual collectives::CollectiveTimer* collective_timer() = 0;
   // MPI_Comm_free is about to free `comm` (collective over its members): its
   // timed calls are matched now. Throws what the collectives throw.
   virtual void comm_freeing(MPI_Comm comm) = 0;

@@ -1,17 +1,23 @@
 #pragma once
 // The measuring session: wires the world clock, the registry of
-// communicators, their barrier protocols and the record store together.
+// communicators, their barrier protocols, the record store and the rooms of
+// the features (arrival/, collectives/) together. session.cpp dispatches the
+// barriers, session_comms.cpp makes a communicator's state,
+// session_report.cpp ends the session with the report.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "harmonize/clock_setup.hpp"
-#include "harmonize/collective_timer.hpp"
+#include "harmonize/arrival/job_arrival.hpp"
+#include "harmonize/collectives/mpi/timed_collectives.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/world_clock.hpp"
 #include "harmonize/registry.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/shared_clock_notice.hpp"
+#include "harmonize/thread_census.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"
@@ -26,7 +32,9 @@ class SessionImpl final : public Session {
   int harmonize(MPI_Comm comm, int* flag) override;
   int last_flag(MPI_Comm comm, int* flag) override;
   void finish() override;
-  protocol::CollectiveTimer* collective_timer() override { return timer_.get(); }
+  collectives::CollectiveTimer* collective_timer() override {
+    return timed_ ? &timed_->timer() : nullptr;
+  }
   void comm_freeing(MPI_Comm comm) override;
 
  private:
@@ -44,6 +52,8 @@ class SessionImpl final : public Session {
   void match_left_at_finish();
   // protocol.harmonized(), counting the threads inside one at once.
   int harmonized(protocol::BarrierProtocol& protocol);
+  // The start-up's world clock; `find_hosts` etc. were set up before.
+  void synchronize_world_clock();
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;
@@ -54,24 +64,19 @@ class SessionImpl final : public Session {
   ClockSetup clocks_;
   sync::NodeCrowding crowding_;  // yield while waiting; the warning's cause
   sync::Layout layout_;          // node and socket of every world rank
-  // This process's node, numbered from 0 in the order of the nodes' lowest
-  // ranks, and how many there are (HARMONIZE_ARRIVAL's node:N).
-  int node_index_ = 0;
-  int node_count_ = 1;
+  sync::NodeNumber node_;        // this process's node and how many (HARMONIZE_ARRIVAL's node:N)
+  std::optional<arrival::JobArrival> arrival_;
   // Before the clocks whose syncs it hears of.
   SharedClockNotice shared_clock_notice_{world_rank_, layout_};
   bool shared_clock_checked_ = false;  // some node copies models, so syncs check it
   std::unique_ptr<protocol::WorldClock> world_clock_;
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
-  std::unique_ptr<protocol::CollectiveTimer> timer_;
+  std::unique_ptr<collectives::TimedCollectives> timed_;  // null: nothing timed
   // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
   std::uint64_t inter_calls_left_ = 0;
-  // MPI_THREAD_MULTIPLE: threads inside a harmonized barrier now, and the
-  // most there ever were at once (the report warns above 1).
   bool thread_multiple_ = false;
-  std::atomic<int> barrier_threads_{0};
-  std::atomic<int> barrier_threads_peak_{0};
+  ThreadCensus barrier_threads_;  // MPI_THREAD_MULTIPLE only
   // Last: its destructor must not outlive what the retire callback uses.
   std::unique_ptr<Registry> registry_;
 };

@@ -6,9 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "config/arrival.hpp"
 #include "harmonize/end_check.hpp"
-#include "harmonize/logic/arrival_delays.hpp"
 #include "harmonize/session_impl.hpp"
 #include "report/format.hpp"
 #include "report/harmonization_warning.hpp"
@@ -87,7 +85,7 @@ void SessionImpl::write_report() {
       shared_clock_checked_ ? sync::gather_to_root(world_, shared_clock_notice_.own_fallback())
                             : std::vector<std::vector<double>>();
   // Processes whose harmonized barriers ran in several threads at once.
-  const int peak = barrier_threads_peak_.load(std::memory_order_relaxed);
+  const int peak = barrier_threads_.peak();
   const std::uint64_t threads_mine[2] = {peak > 1 ? 1u : 0u, 0u};
   std::uint64_t threads_total[2] = {0, 0};
   const bool threads_known = sync::sum_to_root(world_, threads_mine, threads_total);
@@ -115,7 +113,7 @@ void SessionImpl::write_report() {
   job.job.hosts = hosts;
   // The library's nodes, which node:N is checked against, not the host
   // names: with HARMONIZE_TEST_NODE_SIZE=2 four ranks on one host are 2.
-  job.job.nodes = node_count_;
+  job.job.nodes = node_.count;
   job.job.mpi_library = sync::mpi_library_version();
   job.job.program = program_command_line();
   job.job.started = started_;
@@ -143,11 +141,7 @@ void SessionImpl::write_report() {
     job.clock.sync_layer = report::SyncLayerInfo{r.nodes, r.levels, r.fallback_note};
     job.clock.shared_clock_check = shared_clock_notice_.info(r.shared_clock);
   }
-  if (policy_.mode == config::Mode::harmonize) {
-    job.arrival =
-        report::ArrivalInfo{config::arrival_text(policy_.arrival),
-                            logic::arrival_delta(policy_.arrival, world_size_, node_count_)};
-  }
+  if (arrival_) job.arrival = arrival_->report_info();
   job.truth_known = clocks_.test_clock_active;
   for (const logic::MergedCommunicator& communicator : merged) {
     job.communicators.push_back(communicator.summary);
@@ -168,7 +162,7 @@ void SessionImpl::write_report() {
                                    crowding_.cores,          load[0],
                                    crowding_.ranks_here,     policy_.miss_target};
   for (const report::CommSummary& comm : job.communicators) {
-    conditions.imposed_delay = logic::arrival_delta(policy_.arrival, comm.size, node_count_);
+    conditions.imposed_delay = arrival_ ? arrival_->imposed_delay(comm.size) : 0.0;
     const std::string warning = report::harmonization_warning(comm, conditions);
     if (!warning.empty()) std::fprintf(stderr, "harmonize: warning: %s\n", warning.c_str());
   }

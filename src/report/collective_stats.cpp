@@ -118,28 +118,46 @@ std::optional<CollectiveTable> CollectiveTable::read_from(std::span<const double
   return table;
 }
 
+void CallMaxima::write(double* out) const {
+  const double fields[kFields] = {operation,         bytes,          root, entry, exit, invalid,
+                                  clock_error_bound, undelayed_entry};
+  std::copy(fields, fields + kFields, out);
+}
+
+CallMaxima CallMaxima::read(const double* in) {
+  return {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
+}
+
+void CallMinima::write(double* out) const {
+  const double fields[kFields] = {operation, entry, undelayed_entry};
+  std::copy(fields, fields + kFields, out);
+}
+
+CallMinima CallMinima::read(const double* in) {
+  return {in[0], in[1], in[2]};
+}
+
 std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<const double> minima,
                                      std::size_t n, bool& mismatched) {
   mismatched = false;
   std::vector<MatchedCall> calls;
   calls.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto hi = maxima.subspan(i * kMaxFields, kMaxFields);
-    const auto lo = minima.subspan(i * kMinFields, kMinFields);
-    if (hi[0] != lo[0]) {
+    const CallMaxima hi = CallMaxima::read(&maxima[i * CallMaxima::kFields]);
+    const CallMinima lo = CallMinima::read(&minima[i * CallMinima::kFields]);
+    if (hi.operation != lo.operation) {
       mismatched = true;
       break;
     }
     MatchedCall call;
-    call.key = {static_cast<int>(hi[0]), static_cast<std::uint64_t>(hi[1]),
-                static_cast<int>(hi[2])};
-    const double max_entry = hi[3], max_exit = hi[4], min_entry = lo[1];
-    call.arrival_skew = max_entry - min_entry;
-    call.t_global = max_exit - min_entry;
-    call.t_all_present = max_exit - max_entry;
-    call.valid = hi[5] == 0;
-    call.clock_error_bound = hi[6];
-    call.arrival_error = hi[7] - lo[2];
+    call.key = {static_cast<int>(hi.operation), static_cast<std::uint64_t>(hi.bytes),
+                static_cast<int>(hi.root)};
+    call.arrival_skew = hi.entry - lo.entry;
+    call.t_global = hi.exit - lo.entry;
+    call.t_all_present = hi.exit - hi.entry;
+    call.valid = hi.invalid == 0;
+    call.clock_error_bound = hi.clock_error_bound;
+    call.arrival_error = hi.undelayed_entry - lo.undelayed_entry;
     calls.push_back(call);
   }
   return calls;

@@ -83,15 +83,35 @@ class CollectiveTable {
   std::uint64_t over_limit_ = 0;
 };
 
-// The cross-member figures of `n` calls from the members' stamps reduced
-// element-wise: `maxima` holds per call [operation, bytes, root, entry,
-// exit, invalid, clock error bound, entry - delay] (the largest of the
-// members'), `minima` per call [operation, entry, entry - delay] (the
-// smallest). A call whose operation differs
+// One call on the matching's wire: every member writes its stamps, and the
+// members reduce them element-wise, once to the largest (CallMaxima, to
+// every member) and once to the smallest (CallMinima, to rank 0).
+struct CallMaxima {
+  double operation = 0;  // as the key's: a mismatch between members ends the batch
+  double bytes = 0;
+  double root = 0;
+  double entry = 0;
+  double exit = 0;
+  double invalid = 0;            // 1: not after a barrier harmonized in time
+  double clock_error_bound = 0;  // at the exit
+  double undelayed_entry = 0;    // entry less the arrival pattern's delay
+  static constexpr std::size_t kFields = 8;
+  void write(double* out) const;
+  static CallMaxima read(const double* in);
+};
+struct CallMinima {
+  double operation = 0;
+  double entry = 0;
+  double undelayed_entry = 0;
+  static constexpr std::size_t kFields = 3;
+  void write(double* out) const;
+  static CallMinima read(const double* in);
+};
+
+// The cross-member figures of `n` calls from the members' reduced stamps,
+// `maxima` and `minima` holding n calls each. A call whose operation differs
 // between members (a program whose members called different collectives)
 // ends the batch: the calls before it are returned, `mismatched` says so.
-inline constexpr std::size_t kMaxFields = 8;
-inline constexpr std::size_t kMinFields = 3;
 std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<const double> minima,
                                      std::size_t n, bool& mismatched);
 

@@ -1,7 +1,7 @@
 // The exported C entry points. Thin on purpose: translate, guard, delegate.
 #include <mpi.h>
 
-#include "harmonize/collective_timer.hpp"
+#include "harmonize/collectives/mpi/comm_id.hpp"
 #include "harmonize/lifecycle.hpp"
 #include "harmonize/mpix_harmonize.h"
 #include "shim/reentrancy_guard.hpp"

@@ -1,7 +1,7 @@
 // The exported blocking collectives (HARMONIZE_COLLECTIVES): each is timed at
 // entry and exit and otherwise passed through unchanged. Thin on purpose:
 // everything but the two stamps and one record happens later, off the hot
-// path (harmonize/protocol/collective_timer.hpp). mpi4py calls these; Fortran
+// path (harmonize/collectives/collective_timer.hpp). mpi4py calls these; Fortran
 // programs come through fortran_collective_entry_points.cpp.
 #include <mpi.h>
 

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "harmonize/collective_timer.hpp"
+#include "harmonize/collectives/mpi/comm_id.hpp"
 #include "shim/reentrancy_guard.hpp"
 
 namespace harmonize::shim {
@@ -64,7 +64,7 @@ inline bool is_intercommunicator(MPI_Comm comm) {
 // `call` returns the MPI status, returned as it is.
 template <typename Comm, typename Root, typename Bytes, typename Call>
 int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
-  protocol::CollectiveTimer* timer = g_collective_timer;
+  collectives::CollectiveTimer* timer = g_collective_timer;
   if (timer == nullptr || !timer->times(operation)) return call();
   ReentrancyGuard guard;
   if (!guard.outermost()) return call();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config/display.hpp"
+#include "config/kinds.hpp"
 #include "config/policy.hpp"
 #include "config/variables.hpp"
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/choices.hpp"
+#include "config/kinds.hpp"
 #include "config/policy.hpp"
 #include "config/values.hpp"
 #include "config/variables.hpp"
@@ -223,4 +224,23 @@ TEST_CASE("a refused value keeps its default, the valid ones reach the policy", 
   CHECK(result.policy.startup_timeout == 5.0);
   CHECK(result.policy.mode == built({}).mode);
   CHECK(build_policy({{"HARMONIZE_MODE", "fast"}}, no_files()).policy == built({}));
+}
+
+TEST_CASE("every kind's row accepts its variables' defaults and names what it accepts",
+          "[config][table]") {
+  for (const Variable& variable : all_variables()) {
+    INFO(variable.name);
+    CHECK(value_problem(variable, variable.default_value).empty());
+    const std::string canonical = canonical_value(variable, variable.default_value);
+    // Canonical text is a fixed point: a canonical value is valid and its
+    // own canonical text.
+    CHECK(value_problem(variable, canonical).empty());
+    CHECK(canonical_value(variable, canonical) == canonical);
+    CHECK_FALSE(accepted_values(variable).empty());
+    if (variable.kind != Kind::text) {
+      const std::string problem = value_problem(variable, "no/such value/");
+      CHECK(problem.find(" is not valid: ") == 0);
+      CHECK(problem.find(accepted_values(variable)) != std::string::npos);
+    }
+  }
 }

@@ -75,7 +75,7 @@ TEST_CASE("the world clock can be read while another thread resyncs it", "[proto
   std::uint64_t last = 0;
   for (int i = 0; i < 2000; ++i) {
     const auto snapshot = world.snapshot();
-    REQUIRE(snapshot.version >= last);  // never goes back
+    REQUIRE(snapshot.version >= last);                                // never goes back
     REQUIRE(snapshot.clock.now() == Approx(100.0 + snapshot.syncs));  // a consistent pair
     last = snapshot.version;
   }
@@ -107,7 +107,7 @@ TEST_CASE("a communicator's clock inherits the world's age, then syncs among its
   sub.resync();
   CHECK(built == 1);
   CHECK(own->rebased == 1);  // only when built
-  world.resync();  // MPI_COMM_WORLD's barrier resynchronized the world
+  world.resync();            // MPI_COMM_WORLD's barrier resynchronized the world
   sub.resync();
   CHECK(own->rebased == 2);  // the new world clock is its new base
 }

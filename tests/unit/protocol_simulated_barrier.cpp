@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "harmonize/arrival/arrival_delays.hpp"
 #include "harmonize/logic/barrier_decision.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/barrier_protocol.hpp"
@@ -153,7 +154,7 @@ Run run(const Scenario& scenario, sim::SimWorld& world) {
     settings.record_truth = true;
     if (scenario.arrival)
       settings.arrival.emplace(*scenario.arrival,
-                               logic::ArrivalPlace{transport.rank(), transport.size(), 0});
+                               harmonize::arrival::ArrivalPlace{transport.rank(), transport.size(), 0});
     logic::CommRecord record;
     record.key = {0, 1};
     record.rank = transport.rank();
@@ -369,7 +370,7 @@ TEST_CASE("resyncs come on expiry (the ramp), not after a miss the clock cannot 
   scenario.interval = 1000.0;
   scenario.slack = 20e-6;
   scenario.slack_min = 20e-6;
-  scenario.slack_max = 20e-6;  // the misses below are made to measure
+  scenario.slack_max = 20e-6;                // the misses below are made to measure
   scenario.latency.outlier_probability = 0;  // no miss but the ones made below
   sim::SimWorld quiet_world(spec(scenario));
   const Run quiet = run(scenario, quiet_world);
@@ -437,8 +438,9 @@ TEST_CASE("an arrival pattern is what the processes leave with, within the clock
     for (std::size_t p = 0; p < n; ++p) {
       const Call& c = result.calls[p][call];
       // Every process computed its own delay, as the pattern says.
-      REQUIRE(c.delay == logic::arrival_delay(pattern, {static_cast<int>(p), scenario.processes, 0},
-                                              static_cast<std::uint64_t>(call)));
+      REQUIRE(c.delay == harmonize::arrival::arrival_delay(pattern,
+                                                {static_cast<int>(p), scenario.processes, 0},
+                                                static_cast<std::uint64_t>(call)));
       all_in_time = all_in_time && c.flag == 1;
       lo = std::min(lo, c.exit_truth - c.delay);
       hi = std::max(hi, c.exit_truth - c.delay);

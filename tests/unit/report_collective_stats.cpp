@@ -6,8 +6,6 @@
 
 using harmonize::report::CollectiveKey;
 using harmonize::report::CollectiveTable;
-using harmonize::report::kMaxFields;
-using harmonize::report::kMinFields;
 using harmonize::report::match_calls;
 using harmonize::report::MatchedCall;
 
@@ -47,7 +45,8 @@ TEST_CASE("members that called different collectives end the matching there",
   bool mismatched = false;
   CHECK(match_calls(maxima, minima, 2, mismatched).size() == 1);
   CHECK(mismatched);
-  static_assert(kMaxFields == 8 && kMinFields == 3);
+  static_assert(harmonize::report::CallMaxima::kFields == 8);
+  static_assert(harmonize::report::CallMinima::kFields == 3);
 }
 
 TEST_CASE("a collective table keeps its keys sorted, valid calls apart, and bounded",
@@ -118,4 +117,31 @@ TEST_CASE("a collective table round-trips through the flat encoding and merges b
   CHECK(b.keys()[0].calls == 1);
   CHECK(b.keys()[0].local.count() == 2);
   CHECK(b.keys()[0].valid_local.count() == 1);
+}
+
+TEST_CASE("a call's wire structs write their fields in the order they read them",
+          "[report][collectives]") {
+  using harmonize::report::CallMaxima;
+  using harmonize::report::CallMinima;
+  const CallMaxima hi{.operation = 2,
+                      .bytes = 1024,
+                      .root = 1,
+                      .entry = 11.5,
+                      .exit = 11.75,
+                      .invalid = 1,
+                      .clock_error_bound = 2e-6,
+                      .undelayed_entry = 11.25};
+  double wire[CallMaxima::kFields] = {};
+  hi.write(wire);
+  CHECK(wire[0] == 2);
+  CHECK(wire[7] == 11.25);
+  const CallMaxima back = CallMaxima::read(wire);
+  CHECK(back.bytes == 1024);
+  CHECK(back.exit == 11.75);
+  CHECK(back.clock_error_bound == 2e-6);
+  const CallMinima lo{.operation = 3, .entry = 4.5, .undelayed_entry = 4.25};
+  double short_wire[CallMinima::kFields] = {};
+  lo.write(short_wire);
+  CHECK(CallMinima::read(short_wire).entry == 4.5);
+  CHECK(short_wire[2] == 4.25);
 }

@@ -20,3 +20,27 @@ TEST_CASE("a group's placement is looked up, and sockets are known for all or no
   }
   CHECK(placement_in_group(layout, {1, 3, 2}, 0).node == 0);
 }
+
+TEST_CASE("nodes are numbered densely in the order of their lowest ranks", "[sync][layout]") {
+  Layout layout;
+  // Nodes named by their lowest rank (0, 2, 5), ranks interleaved.
+  layout.of_rank = {{0, 0}, {0, 0}, {2, 0}, {0, 0}, {2, 0}, {5, 0}};
+  for (int rank : {0, 1, 3}) CHECK(harmonize::sync::node_number(layout, rank).index == 0);
+  for (int rank : {2, 4}) CHECK(harmonize::sync::node_number(layout, rank).index == 1);
+  CHECK(harmonize::sync::node_number(layout, 5).index == 2);
+  CHECK(harmonize::sync::node_number(layout, 5).count == 3);
+  CHECK_THROWS(harmonize::sync::node_number(layout, 6));
+}
+
+TEST_CASE("models are copied within a node only by the hierarchical schemes on shared nodes",
+          "[sync][layout]") {
+  using harmonize::sync::copies_models_within_a_node;
+  using harmonize::sync::Scheme;
+  Layout shared, apart;
+  shared.of_rank = {{0, 0}, {2, 0}, {0, 0}};
+  apart.of_rank = {{0, 0}, {1, 0}, {2, 0}};
+  CHECK(copies_models_within_a_node(shared, Scheme::h2hca));
+  CHECK(copies_models_within_a_node(shared, Scheme::h3hca));
+  CHECK_FALSE(copies_models_within_a_node(shared, Scheme::hca3));
+  CHECK_FALSE(copies_models_within_a_node(apart, Scheme::h2hca));
+}

@@ -11,7 +11,7 @@
 
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
-#include "harmonize/logic/arrival_delays.hpp"
+#include "harmonize/arrival/arrival_delays.hpp"
 #include "harmonize/logic/call_log.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/logic/slack_controller.hpp"
@@ -43,7 +43,7 @@ struct ProtocolSettings {
   clock::Skew own_skew{0.0, 0.0};
   // HARMONIZE_ARRIVAL: this member leaves each harmonized call that long
   // after the deadline (nullopt: at the deadline).
-  std::optional<logic::ArrivalDelays> arrival;
+  std::optional<arrival::ArrivalDelays> arrival;
   // Told once when the protocol gives up on the communicator.
   std::function<void(const std::string& reason)> on_give_up;
 };

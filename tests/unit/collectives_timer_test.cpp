@@ -1,5 +1,5 @@
 // The collective timer's hot path and its hand-over to the matching
-// (harmonize/protocol/collective_timer.hpp), exactly: stamps are the readings
+// (harmonize/collectives/collective_timer.hpp), exactly: stamps are the readings
 // of a clock the test sets (no TSC), communicators are plain ids.
 #include <catch2/catch.hpp>
 
@@ -11,15 +11,15 @@
 
 #include "clock/tick_stamp.hpp"
 #include "clock/time_source.hpp"
-#include "harmonize/protocol/collective_timer.hpp"
+#include "harmonize/collectives/collective_timer.hpp"
 
 using harmonize::bit_of;
 using harmonize::Collective;
 using harmonize::kAllCollectives;
-using harmonize::protocol::CollectiveTimer;
-using harmonize::protocol::CommId;
-using harmonize::protocol::PendingCalls;
-using harmonize::protocol::TimedCall;
+using harmonize::collectives::CollectiveTimer;
+using harmonize::collectives::CommId;
+using harmonize::collectives::PendingCalls;
+using harmonize::collectives::TimedCall;
 namespace clk = harmonize::clock;
 
 namespace {

@@ -1,9 +1,9 @@
-#include "harmonize/protocol/collective_timer.hpp"
+#include "harmonize/collectives/collective_timer.hpp"
 
 #include <algorithm>
 #include <new>
 
-namespace harmonize::protocol {
+namespace harmonize::collectives {
 
 void CollectiveTimer::add(TimedCall call) noexcept {
   lock();
@@ -121,4 +121,4 @@ std::vector<PendingCalls> CollectiveTimer::take_all() {
   return all;
 }
 
-}  // namespace harmonize::protocol
+}  // namespace harmonize::collectives

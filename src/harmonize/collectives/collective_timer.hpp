@@ -3,12 +3,12 @@
 // collective reads the local time source at entry and exit and appends one
 // record to a fixed buffer; nothing else happens inside a call the program
 // is timing. Records are sorted by communicator and matched across members
-// later, at the start of a barrier on that communicator (session.cpp), in
+// later, at the start of a barrier on that communicator (mpi/timed_collectives.hpp), in
 // MPI_Comm_free, or at MPI_Finalize. A full buffer is set aside inside a call
 // only when it overflows (counted as a spill: moving records between
 // buffers, still no communication).
 //
-// Pure: a communicator is an id here (harmonize/collective_timer.hpp makes
+// Pure: a communicator is an id here (mpi/comm_id.hpp makes
 // MPI handles ids), so that the timer is unit tested without MPI.
 #include <array>
 #include <atomic>
@@ -19,7 +19,7 @@
 #include "clock/tick_stamp.hpp"
 #include "common/collective_kind.hpp"
 
-namespace harmonize::protocol {
+namespace harmonize::collectives {
 
 // A communicator as the timer tells them apart: the bits of its MPI handle
 // (a pointer or an int, as the MPI library has it).
@@ -127,4 +127,4 @@ class CollectiveTimer {
   std::uint64_t spills_ = 0;
 };
 
-}  // namespace harmonize::protocol
+}  // namespace harmonize::collectives

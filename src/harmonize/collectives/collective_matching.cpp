@@ -1,9 +1,9 @@
-#include "harmonize/protocol/collective_matching.hpp"
+#include "harmonize/collectives/collective_matching.hpp"
 
 #include <algorithm>
 #include <vector>
 
-namespace harmonize::protocol {
+namespace harmonize::collectives {
 
 void match_alone(const PendingCalls& pending, report::CommStats& stats) {
   for (const TimedCall& call : pending.calls) {
@@ -37,26 +37,25 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
     return;
   }
 
-  using report::kMaxFields;
-  using report::kMinFields;
-  std::vector<double> maxima(n * kMaxFields), minima(n * kMinFields);
+  using report::CallMaxima;
+  using report::CallMinima;
+  std::vector<double> maxima(n * CallMaxima::kFields), minima(n * CallMinima::kFields);
   for (std::size_t i = 0; i < n; ++i) {
     const TimedCall& call = pending.calls[i];
     const double entry = clock.to_global(call.entry);
     const double exit = clock.to_global(call.exit);
     const double operation = static_cast<double>(call.operation);
-    double* hi = &maxima[i * kMaxFields];
-    hi[0] = operation;
-    hi[1] = static_cast<double>(call.bytes);
-    hi[2] = call.root;
-    hi[3] = entry;
-    hi[4] = exit;
-    hi[5] = call.after_barrier ? 0.0 : 1.0;
-    hi[6] = clock.error_bound_at(exit);
-    hi[7] = entry - call.delay;
-    minima[i * kMinFields] = operation;
-    minima[i * kMinFields + 1] = entry;
-    minima[i * kMinFields + 2] = entry - call.delay;
+    CallMaxima{.operation = operation,
+               .bytes = static_cast<double>(call.bytes),
+               .root = static_cast<double>(call.root),
+               .entry = entry,
+               .exit = exit,
+               .invalid = call.after_barrier ? 0.0 : 1.0,
+               .clock_error_bound = clock.error_bound_at(exit),
+               .undelayed_entry = entry - call.delay}
+        .write(&maxima[i * CallMaxima::kFields]);
+    CallMinima{.operation = operation, .entry = entry, .undelayed_entry = entry - call.delay}.write(
+        &minima[i * CallMinima::kFields]);
   }
   std::vector<double> max_out(maxima.size()), min_out(root ? minima.size() : 0);
   members.all_reduce(maxima, max_out, sync::ReduceOp::max);
@@ -65,11 +64,14 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
   // Every member: its own time in each call, under the agreed key.
   for (std::size_t i = 0; i < n; ++i) {
     const TimedCall& call = pending.calls[i];
-    const double* hi = &max_out[i * kMaxFields];
-    if (hi[0] != static_cast<double>(call.operation)) break;  // the sequences part here
-    const report::CollectiveKey key{static_cast<int>(hi[0]), static_cast<std::uint64_t>(hi[1]),
-                                    static_cast<int>(hi[2])};
-    stats.collectives.add_local(key, hi[5] == 0, call.exit - call.entry);
+    const report::CallMaxima agreed_call =
+        report::CallMaxima::read(&max_out[i * report::CallMaxima::kFields]);
+    // The sequences part here.
+    if (agreed_call.operation != static_cast<double>(call.operation)) break;
+    const report::CollectiveKey key{static_cast<int>(agreed_call.operation),
+                                    static_cast<std::uint64_t>(agreed_call.bytes),
+                                    static_cast<int>(agreed_call.root)};
+    stats.collectives.add_local(key, agreed_call.invalid == 0, call.exit - call.entry);
   }
   // The root alone learns where the sequences part (the minima are its);
   // the others count what exceeds the common length.
@@ -84,4 +86,4 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
   unmatched(matched.size());
 }
 
-}  // namespace harmonize::protocol
+}  // namespace harmonize::collectives

@@ -9,7 +9,7 @@
 
 #include "common/arrival_pattern.hpp"
 
-namespace harmonize::logic {
+namespace harmonize::arrival {
 
 // Where a process sits: its rank and the size of the communicator, and the
 // node it runs on (nodes numbered over MPI_COMM_WORLD, 0 first).
@@ -50,4 +50,4 @@ double arrival_delta(const ArrivalPattern& pattern, int size, int nodes);
 // ranks); nullopt when it can.
 std::optional<std::string> arrival_misfit(const ArrivalPattern& pattern, int world_size, int nodes);
 
-}  // namespace harmonize::logic
+}  // namespace harmonize::arrival

@@ -1,10 +1,10 @@
-#include "harmonize/logic/arrival_delays.hpp"
+#include "harmonize/arrival/arrival_delays.hpp"
 
 #include <algorithm>
 
 #include "common/splitmix.hpp"
 
-namespace harmonize::logic {
+namespace harmonize::arrival {
 namespace {
 
 bool is_late(const ArrivalPattern& pattern, int rank) {
@@ -106,4 +106,4 @@ std::optional<std::string> arrival_misfit(const ArrivalPattern& pattern, int wor
   return std::nullopt;
 }
 
-}  // namespace harmonize::logic
+}  // namespace harmonize::arrival

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "harmonize/logic/arrival_delays.hpp"
+#include "harmonize/arrival/arrival_delays.hpp"
+#include "harmonize/arrival/job_arrival.hpp"
 
 using harmonize::ArrivalKind;
 using harmonize::ArrivalPattern;
-using namespace harmonize::logic;
+using namespace harmonize::arrival;
 
 namespace {
 
@@ -120,4 +121,30 @@ TEST_CASE("a pattern that does not fit the job says why", "[logic][arrival]") {
   CHECK(*arrival_misfit(file, 3, 1) ==
         "the delay file d.txt gives 2 delays for 3 processes: expected one per rank");
   CHECK_FALSE(arrival_misfit(pattern(ArrivalKind::linear, 1e-6), 1000, 10));
+}
+
+TEST_CASE("a job's arrival pattern: its fit, its delays and what the report says",
+          "[logic][arrival]") {
+  const ArrivalPattern late_node = pattern(ArrivalKind::node, 1e-3, {1});
+  const JobArrival two_nodes(late_node, true, 4, 1, 2);
+  CHECK(two_nodes.misfit_error().empty());
+  REQUIRE(two_nodes.delays(3, 4));
+  CHECK(two_nodes.delays(3, 4)->at(0) == 1e-3);  // this process is on node 1
+  REQUIRE(two_nodes.report_info());
+  CHECK(two_nodes.report_info()->pattern == "node:1:1ms");
+  CHECK(two_nodes.report_info()->delta == 1e-3);
+  CHECK(two_nodes.imposed_delay(4) == 1e-3);
+
+  // One node: node 1 does not exist, and the error names the variable.
+  const JobArrival one_node(late_node, true, 4, 0, 1);
+  CHECK(one_node.misfit_error().find("HARMONIZE_ARRIVAL='node:1:1ms' does not fit this job") == 0);
+
+  // Observing imposes nothing and reports nothing; no pattern fits any job.
+  const JobArrival observing(late_node, false, 4, 1, 2);
+  CHECK_FALSE(observing.delays(3, 4));
+  CHECK_FALSE(observing.report_info());
+  const JobArrival none(ArrivalPattern{}, true, 4, 0, 1);
+  CHECK(none.misfit_error().empty());
+  CHECK_FALSE(none.delays(0, 4));
+  CHECK(none.imposed_delay(4) == 0.0);
 }

@@ -1,5 +1,5 @@
 // Matching the timed calls of one communicator across its members
-// (harmonize/protocol/collective_matching.hpp), exactly: the members run on
+// (harmonize/collectives/collective_matching.hpp), exactly: the members run on
 // the simulator (its transport gives the collectives), each with a global
 // clock of known offset and error bound, and the calls' stamps are dyadic so
 // that every figure is exact in binary.
@@ -13,16 +13,16 @@
 #include "clock/global_clock.hpp"
 #include "clock/model_stack.hpp"
 #include "fixed_source.hpp"
-#include "harmonize/protocol/collective_matching.hpp"
+#include "harmonize/collectives/collective_matching.hpp"
 #include "report/comm_stats.hpp"
 #include "sync/sim_world.hpp"
 
 using harmonize::Collective;
-using harmonize::protocol::CommId;
-using harmonize::protocol::match_alone;
-using harmonize::protocol::match_collectives;
-using harmonize::protocol::PendingCalls;
-using harmonize::protocol::TimedCall;
+using harmonize::collectives::CommId;
+using harmonize::collectives::match_alone;
+using harmonize::collectives::match_collectives;
+using harmonize::collectives::PendingCalls;
+using harmonize::collectives::TimedCall;
 using harmonize::report::CollectiveKey;
 using harmonize::report::CollectiveStats;
 using harmonize::report::CollectiveTable;

@@ -4,11 +4,11 @@
 // program is not timing anything (the start of a barrier, MPI_Comm_free,
 // MPI_Finalize).
 #include "clock/global_clock.hpp"
-#include "harmonize/protocol/collective_timer.hpp"
+#include "harmonize/collectives/collective_timer.hpp"
 #include "report/comm_stats.hpp"
 #include "sync/collectives.hpp"
 
-namespace harmonize::protocol {
+namespace harmonize::collectives {
 
 // Matching is due on a communicator once it has seen this many calls since
 // the last matching: the same count on every member of a correct program,
@@ -27,4 +27,4 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
 // MPI_COMM_SELF): no skew, t_global is the call's own time; no communication.
 void match_alone(const PendingCalls& pending, report::CommStats& stats);
 
-}  // namespace harmonize::protocol
+}  // namespace harmonize::collectives
