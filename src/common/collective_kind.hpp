@@ -9,38 +9,47 @@
 
 namespace harmonize {
 
+// Every timed collective besides the barrier, once: X(lower, Mixed, UPPER),
+// the three spellings of its name (collective_kind's enum and the
+// HARMONIZE_COLLECTIVES names; the C entry MPI_Mixed; the Fortran entries
+// mpi_lower_, MPI_UPPER, ...). The enum, the names, the C entry points
+// (shim/collective_entry_points.cpp) and the Fortran ones
+// (shim/fortran_collective_entry_points.cpp) follow from this list; the
+// exports are the MPI_* and mpi_* patterns of shim/exports.map. Adding a
+// collective is a line here, its C and Fortran signatures beside the others,
+// and a name in the README.
+#define HARMONIZE_TIMED_COLLECTIVES(X)                                \
+  X(allreduce, Allreduce, ALLREDUCE)                                  \
+  X(reduce, Reduce, REDUCE)                                           \
+  X(bcast, Bcast, BCAST)                                              \
+  X(allgather, Allgather, ALLGATHER)                                  \
+  X(allgatherv, Allgatherv, ALLGATHERV)                               \
+  X(alltoall, Alltoall, ALLTOALL)                                     \
+  X(alltoallv, Alltoallv, ALLTOALLV)                                  \
+  X(alltoallw, Alltoallw, ALLTOALLW)                                  \
+  X(gather, Gather, GATHER)                                           \
+  X(gatherv, Gatherv, GATHERV)                                        \
+  X(scatter, Scatter, SCATTER)                                        \
+  X(scatterv, Scatterv, SCATTERV)                                     \
+  X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER)                   \
+  X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
+  X(scan, Scan, SCAN)                                                 \
+  X(exscan, Exscan, EXSCAN)
+
+#define HARMONIZE_COLLECTIVE_ENUMERATOR(lower, Mixed, UPPER) lower,
 enum class Collective : std::uint8_t {
-  allreduce,
-  reduce,
-  bcast,
-  allgather,
-  allgatherv,
-  alltoall,
-  alltoallv,
-  alltoallw,
-  gather,
-  gatherv,
-  scatter,
-  scatterv,
-  reduce_scatter,
-  reduce_scatter_block,
-  scan,
-  exscan,
+  HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_ENUMERATOR)
   // Where the native barrier is the operation under test (osu_barrier):
   // mode observe, and every second barrier with HARMONIZE_ALTERNATE; the
   // harmonized barrier has figures of its own.
   barrier,
 };
+#undef HARMONIZE_COLLECTIVE_ENUMERATOR
+
+#define HARMONIZE_COLLECTIVE_NAME(lower, Mixed, UPPER) #lower,
 inline constexpr std::array<std::string_view, 17> kCollectiveNames{
-    "allreduce",      "reduce",
-    "bcast",          "allgather",
-    "allgatherv",     "alltoall",
-    "alltoallv",      "alltoallw",
-    "gather",         "gatherv",
-    "scatter",        "scatterv",
-    "reduce_scatter", "reduce_scatter_block",
-    "scan",           "exscan",
-    "barrier"};
+    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_NAME) "barrier"};
+#undef HARMONIZE_COLLECTIVE_NAME
 static_assert(static_cast<std::size_t>(Collective::barrier) + 1 == kCollectiveNames.size());
 
 constexpr std::string_view name_of(Collective collective) {

@@ -3,6 +3,11 @@
 // everything but the two stamps and one record happens later, off the hot
 // path (harmonize/collectives/collective_timer.hpp). mpi4py calls these; Fortran
 // programs come through fortran_collective_entry_points.cpp.
+//
+// One entry per line of HARMONIZE_TIMED_COLLECTIVES (common/collective_kind.hpp),
+// made of its signature below: HARMONIZE_C_PARAMS_<Mixed> (as mpi.h declares
+// it), HARMONIZE_C_ARGS_<Mixed>, HARMONIZE_C_BYTES_<Mixed> (read after the
+// call) and HARMONIZE_C_ROOT_<Mixed> (-1: none).
 #include <mpi.h>
 
 #include <cstdint>
@@ -34,6 +39,32 @@ std::uint64_t in_or_out(const void* sendbuf, long long sendcount, MPI_Datatype s
   return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
 }
 
+// Bytes of the v and w variants, where a member's share is one of a list.
+std::uint64_t allgatherv_bytes(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[rank_of(comm)], recvtype)
+                                 : bytes_of(sendcount, sendtype);
+}
+
+std::uint64_t alltoallv_bytes(const void* sendbuf, const int sendcounts[], MPI_Datatype sendtype,
+                              const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const int n = size_of(comm);
+  return sendbuf == MPI_IN_PLACE ? bytes_of(sum_of(recvcounts, n), recvtype)
+                                 : bytes_of(sum_of(sendcounts, n), sendtype);
+}
+
+std::uint64_t alltoallw_bytes(const void* sendbuf, const int sendcounts[],
+                              const MPI_Datatype sendtypes[], const int recvcounts[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const int* counts = in_place ? recvcounts : sendcounts;
+  const MPI_Datatype* types = in_place ? recvtypes : sendtypes;
+  std::uint64_t total = 0;
+  for (int i = 0, n = size_of(comm); counts != nullptr && types != nullptr && i < n; ++i)
+    total += bytes_of(counts[i], types[i]);
+  return total;
+}
+
 template <typename Bytes, typename Call>
 int timed(Collective operation, MPI_Comm comm, int root, Bytes bytes, Call call) {
   return harmonize::shim::timed(
@@ -42,181 +73,130 @@ int timed(Collective operation, MPI_Comm comm, int root, Bytes bytes, Call call)
 
 }  // namespace
 
-HARMONIZE_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                                   MPI_Op op, MPI_Comm comm) {
-  return timed(
-      Collective::allreduce, comm, -1, [&] { return bytes_of(count, type); },
-      [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
-}
+// clang-format off
+#define HARMONIZE_C_PARAMS_Allreduce \
+  const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Allreduce sendbuf, recvbuf, count, type, op, comm
+#define HARMONIZE_C_BYTES_Allreduce bytes_of(count, type)
+#define HARMONIZE_C_ROOT_Allreduce -1
 
-HARMONIZE_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                                MPI_Op op, int root, MPI_Comm comm) {
-  return timed(
-      Collective::reduce, comm, root, [&] { return bytes_of(count, type); },
-      [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); });
-}
+#define HARMONIZE_C_PARAMS_Reduce \
+  const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, \
+  MPI_Comm comm
+#define HARMONIZE_C_ARGS_Reduce sendbuf, recvbuf, count, type, op, root, comm
+#define HARMONIZE_C_BYTES_Reduce bytes_of(count, type)
+#define HARMONIZE_C_ROOT_Reduce root
 
-HARMONIZE_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root,
-                               MPI_Comm comm) {
-  return timed(
-      Collective::bcast, comm, root, [&] { return bytes_of(count, type); },
-      [&] { return PMPI_Bcast(buffer, count, type, root, comm); });
-}
+#define HARMONIZE_C_PARAMS_Bcast void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Bcast buffer, count, type, root, comm
+#define HARMONIZE_C_BYTES_Bcast bytes_of(count, type)
+#define HARMONIZE_C_ROOT_Bcast root
 
-HARMONIZE_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                   MPI_Comm comm) {
-  return timed(
-      Collective::allgather, comm, -1,
-      [&] { return in_or_out(sendbuf, sendcount, sendtype, recvcount, recvtype); },
-      [&] {
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Allgather \
+  const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, \
+  MPI_Datatype recvtype, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Allgather sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
+#define HARMONIZE_C_BYTES_Allgather in_or_out(sendbuf, sendcount, sendtype, recvcount, recvtype)
+#define HARMONIZE_C_ROOT_Allgather -1
 
-HARMONIZE_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                    void* recvbuf, const int recvcounts[], const int displs[],
-                                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return timed(
-      Collective::allgatherv, comm, -1,
-      [&] {
-        return sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[rank_of(comm)], recvtype)
-                                       : bytes_of(sendcount, sendtype);
-      },
-      [&] {
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                               comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Allgatherv \
+  const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
+  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Allgatherv \
+  sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
+#define HARMONIZE_C_BYTES_Allgatherv \
+  allgatherv_bytes(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm)
+#define HARMONIZE_C_ROOT_Allgatherv -1
 
-HARMONIZE_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm) {
-  return timed(
-      Collective::alltoall, comm, -1,
-      [&] { return in_or_out(sendbuf, sendcount, sendtype, recvcount, recvtype); },
-      [&] {
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-      });
-}
+// The same signature as allgather.
+#define HARMONIZE_C_PARAMS_Alltoall HARMONIZE_C_PARAMS_Allgather
+#define HARMONIZE_C_ARGS_Alltoall HARMONIZE_C_ARGS_Allgather
+#define HARMONIZE_C_BYTES_Alltoall HARMONIZE_C_BYTES_Allgather
+#define HARMONIZE_C_ROOT_Alltoall -1
 
-HARMONIZE_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return timed(
-      Collective::alltoallv, comm, -1,
-      [&] {
-        const int n = size_of(comm);
-        return sendbuf == MPI_IN_PLACE ? bytes_of(sum_of(recvcounts, n), recvtype)
-                                       : bytes_of(sum_of(sendcounts, n), sendtype);
-      },
-      [&] {
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Alltoallv \
+  const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
+  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, \
+  MPI_Comm comm
+#define HARMONIZE_C_ARGS_Alltoallv \
+  sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
+#define HARMONIZE_C_BYTES_Alltoallv \
+  alltoallv_bytes(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm)
+#define HARMONIZE_C_ROOT_Alltoallv -1
 
-HARMONIZE_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                   const MPI_Datatype sendtypes[], void* recvbuf,
-                                   const int recvcounts[], const int rdispls[],
-                                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return timed(
-      Collective::alltoallw, comm, -1,
-      [&] {
-        const bool in_place = sendbuf == MPI_IN_PLACE;
-        const int* counts = in_place ? recvcounts : sendcounts;
-        const MPI_Datatype* types = in_place ? recvtypes : sendtypes;
-        std::uint64_t total = 0;
-        for (int i = 0, n = size_of(comm); counts != nullptr && types != nullptr && i < n; ++i)
-          total += bytes_of(counts[i], types[i]);
-        return total;
-      },
-      [&] {
-        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Alltoallw \
+  const void* sendbuf, const int sendcounts[], const int sdispls[], \
+  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], \
+  const MPI_Datatype recvtypes[], MPI_Comm comm
+#define HARMONIZE_C_ARGS_Alltoallw \
+  sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm
+#define HARMONIZE_C_BYTES_Alltoallw \
+  alltoallw_bytes(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm)
+#define HARMONIZE_C_ROOT_Alltoallw -1
 
-HARMONIZE_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                MPI_Comm comm) {
-  return timed(
-      Collective::gather, comm, root,
-      [&] { return in_or_out(sendbuf, sendcount, sendtype, recvcount, recvtype); },
-      [&] {
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Gather \
+  const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, \
+  MPI_Datatype recvtype, int root, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Gather \
+  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
+#define HARMONIZE_C_BYTES_Gather in_or_out(sendbuf, sendcount, sendtype, recvcount, recvtype)
+#define HARMONIZE_C_ROOT_Gather root
 
-HARMONIZE_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, const int recvcounts[], const int displs[],
-                                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return timed(
-      Collective::gatherv, comm, root,
-      [&] {
-        return sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[root], recvtype)
-                                       : bytes_of(sendcount, sendtype);
-      },
-      [&] {
-        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            root, comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Gatherv \
+  const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
+  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Gatherv \
+  sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm
+#define HARMONIZE_C_BYTES_Gatherv \
+  (sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[root], recvtype) : bytes_of(sendcount, sendtype))
+#define HARMONIZE_C_ROOT_Gatherv root
 
-HARMONIZE_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                 MPI_Comm comm) {
-  return timed(
-      Collective::scatter, comm, root,
-      [&] {
-        return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype)
-                                       : bytes_of(recvcount, recvtype);
-      },
-      [&] {
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-      });
-}
+// The same signature as gather; the bytes are the receive side's.
+#define HARMONIZE_C_PARAMS_Scatter HARMONIZE_C_PARAMS_Gather
+#define HARMONIZE_C_ARGS_Scatter HARMONIZE_C_ARGS_Gather
+#define HARMONIZE_C_BYTES_Scatter \
+  (recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype))
+#define HARMONIZE_C_ROOT_Scatter root
 
-HARMONIZE_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                                  MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return timed(
-      Collective::scatterv, comm, root,
-      [&] {
-        return recvbuf == MPI_IN_PLACE ? bytes_of(sendcounts[root], sendtype)
-                                       : bytes_of(recvcount, recvtype);
-      },
-      [&] {
-        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                             root, comm);
-      });
-}
+#define HARMONIZE_C_PARAMS_Scatterv \
+  const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Scatterv \
+  sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm
+#define HARMONIZE_C_BYTES_Scatterv \
+  (recvbuf == MPI_IN_PLACE ? bytes_of(sendcounts[root], sendtype) : bytes_of(recvcount, recvtype))
+#define HARMONIZE_C_ROOT_Scatterv root
 
-HARMONIZE_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return timed(
-      Collective::reduce_scatter, comm, -1,
-      [&] { return bytes_of(sum_of(recvcounts, size_of(comm)), type); },
-      [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm); });
-}
+#define HARMONIZE_C_PARAMS_Reduce_scatter \
+  const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op, \
+  MPI_Comm comm
+#define HARMONIZE_C_ARGS_Reduce_scatter sendbuf, recvbuf, recvcounts, type, op, comm
+#define HARMONIZE_C_BYTES_Reduce_scatter bytes_of(sum_of(recvcounts, size_of(comm)), type)
+#define HARMONIZE_C_ROOT_Reduce_scatter -1
 
-HARMONIZE_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return timed(
-      Collective::reduce_scatter_block, comm, -1, [&] { return bytes_of(recvcount, type); },
-      [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm); });
-}
+#define HARMONIZE_C_PARAMS_Reduce_scatter_block \
+  const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm
+#define HARMONIZE_C_ARGS_Reduce_scatter_block sendbuf, recvbuf, recvcount, type, op, comm
+#define HARMONIZE_C_BYTES_Reduce_scatter_block bytes_of(recvcount, type)
+#define HARMONIZE_C_ROOT_Reduce_scatter_block -1
 
-HARMONIZE_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                              MPI_Op op, MPI_Comm comm) {
-  return timed(
-      Collective::scan, comm, -1, [&] { return bytes_of(count, type); },
-      [&] { return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm); });
-}
+// The same signature as allreduce.
+#define HARMONIZE_C_PARAMS_Scan HARMONIZE_C_PARAMS_Allreduce
+#define HARMONIZE_C_ARGS_Scan HARMONIZE_C_ARGS_Allreduce
+#define HARMONIZE_C_BYTES_Scan HARMONIZE_C_BYTES_Allreduce
+#define HARMONIZE_C_ROOT_Scan -1
+#define HARMONIZE_C_PARAMS_Exscan HARMONIZE_C_PARAMS_Allreduce
+#define HARMONIZE_C_ARGS_Exscan HARMONIZE_C_ARGS_Allreduce
+#define HARMONIZE_C_BYTES_Exscan HARMONIZE_C_BYTES_Allreduce
+#define HARMONIZE_C_ROOT_Exscan -1
 
-HARMONIZE_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                                MPI_Op op, MPI_Comm comm) {
-  return timed(
-      Collective::exscan, comm, -1, [&] { return bytes_of(count, type); },
-      [&] { return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm); });
-}
+#define HARMONIZE_C_ENTRY(lower, Mixed, UPPER)                                        \
+  HARMONIZE_EXPORT int MPI_##Mixed(HARMONIZE_C_PARAMS_##Mixed) {                      \
+    return timed(                                                                     \
+        Collective::lower, comm, HARMONIZE_C_ROOT_##Mixed,                            \
+        [&] { return HARMONIZE_C_BYTES_##Mixed; },                                    \
+        [&] { return PMPI_##Mixed(HARMONIZE_C_ARGS_##Mixed); });                      \
+  }
+// clang-format on
+
+HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_ENTRY)

@@ -77,118 +77,139 @@ void no_definition(MPI_Fint* ierror) {
   }
 
 // Every spelling a Fortran binding may call (see the top of this file), for
-// the parameters and arguments HARMONIZE_PARAMS_<upper> and
-// HARMONIZE_ARGS_<upper> (pasted here, so that each reaches the entry as one
-// macro argument).
-#define HARMONIZE_FORTRAN_MANGLINGS(lower, upper, bytes, root)                                    \
+// each line of HARMONIZE_TIMED_COLLECTIVES (common/collective_kind.hpp), of
+// its HARMONIZE_PARAMS_<UPPER>, HARMONIZE_ARGS_<UPPER>, HARMONIZE_BYTES_<UPPER>
+// and HARMONIZE_ROOT_<UPPER> below (pasted here, so that each reaches the
+// entry as one macro argument).
+#define HARMONIZE_FORTRAN_MANGLINGS(lower, Mixed, upper)                                          \
   HARMONIZE_FORTRAN_COLLECTIVE(mpi_##lower, Collective::lower, HARMONIZE_PARAMS_##upper,          \
-                               HARMONIZE_ARGS_##upper, bytes, root)                               \
+                               HARMONIZE_ARGS_##upper, HARMONIZE_BYTES_##upper,                   \
+                               HARMONIZE_ROOT_##upper)                                            \
   HARMONIZE_FORTRAN_COLLECTIVE(mpi_##lower##_, Collective::lower, HARMONIZE_PARAMS_##upper,       \
-                               HARMONIZE_ARGS_##upper, bytes, root)                               \
+                               HARMONIZE_ARGS_##upper, HARMONIZE_BYTES_##upper,                   \
+                               HARMONIZE_ROOT_##upper)                                            \
   HARMONIZE_FORTRAN_COLLECTIVE(mpi_##lower##__, Collective::lower, HARMONIZE_PARAMS_##upper,      \
-                               HARMONIZE_ARGS_##upper, bytes, root)                               \
+                               HARMONIZE_ARGS_##upper, HARMONIZE_BYTES_##upper,                   \
+                               HARMONIZE_ROOT_##upper)                                            \
   HARMONIZE_FORTRAN_COLLECTIVE(MPI_##upper, Collective::lower, HARMONIZE_PARAMS_##upper,          \
-                               HARMONIZE_ARGS_##upper, bytes, root)                               \
+                               HARMONIZE_ARGS_##upper, HARMONIZE_BYTES_##upper,                   \
+                               HARMONIZE_ROOT_##upper)                                            \
   HARMONIZE_FORTRAN_COLLECTIVE(mpi_##lower##_f08_, Collective::lower, HARMONIZE_PARAMS_##upper,   \
-                               HARMONIZE_ARGS_##upper, bytes, root)                               \
+                               HARMONIZE_ARGS_##upper, HARMONIZE_BYTES_##upper,                   \
+                               HARMONIZE_ROOT_##upper)                                            \
   HARMONIZE_FORTRAN_COLLECTIVE(mpi_##lower##_f08ts_, Collective::lower, HARMONIZE_PARAMS_##upper, \
-                               HARMONIZE_ARGS_##upper, bytes, root)
+                               HARMONIZE_ARGS_##upper, HARMONIZE_BYTES_##upper,                   \
+                               HARMONIZE_ROOT_##upper)
 
 #define HARMONIZE_PARAMS_ALLREDUCE \
   void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm
 #define HARMONIZE_ARGS_ALLREDUCE sendbuf, recvbuf, count, datatype, op, comm
-HARMONIZE_FORTRAN_MANGLINGS(allreduce, ALLREDUCE, type_bytes(*count, datatype), -1)
+#define HARMONIZE_BYTES_ALLREDUCE type_bytes(*count, datatype)
+#define HARMONIZE_ROOT_ALLREDUCE -1
 
 #define HARMONIZE_PARAMS_REDUCE                                                                    \
   void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, \
       MPI_Fint *comm
 #define HARMONIZE_ARGS_REDUCE sendbuf, recvbuf, count, datatype, op, root, comm
-HARMONIZE_FORTRAN_MANGLINGS(reduce, REDUCE, type_bytes(*count, datatype), *root)
+#define HARMONIZE_BYTES_REDUCE type_bytes(*count, datatype)
+#define HARMONIZE_ROOT_REDUCE *root
 
 #define HARMONIZE_PARAMS_BCAST \
   void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm
 #define HARMONIZE_ARGS_BCAST buffer, count, datatype, root, comm
-HARMONIZE_FORTRAN_MANGLINGS(bcast, BCAST, type_bytes(*count, datatype), *root)
+#define HARMONIZE_BYTES_BCAST type_bytes(*count, datatype)
+#define HARMONIZE_ROOT_BCAST *root
 
 #define HARMONIZE_PARAMS_ALLGATHER                                                            \
   void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, \
       MPI_Fint *recvtype, MPI_Fint *comm
 #define HARMONIZE_ARGS_ALLGATHER sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
-HARMONIZE_FORTRAN_MANGLINGS(allgather, ALLGATHER, type_bytes(*sendcount, sendtype), -1)
+#define HARMONIZE_BYTES_ALLGATHER type_bytes(*sendcount, sendtype)
+#define HARMONIZE_ROOT_ALLGATHER -1
 
 #define HARMONIZE_PARAMS_ALLGATHERV                                                            \
   void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, \
       MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm
 #define HARMONIZE_ARGS_ALLGATHERV \
   sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
-HARMONIZE_FORTRAN_MANGLINGS(allgatherv, ALLGATHERV, type_bytes(*sendcount, sendtype), -1)
+#define HARMONIZE_BYTES_ALLGATHERV type_bytes(*sendcount, sendtype)
+#define HARMONIZE_ROOT_ALLGATHERV -1
 
 // The same signature as allgather.
 #define HARMONIZE_PARAMS_ALLTOALL HARMONIZE_PARAMS_ALLGATHER
 #define HARMONIZE_ARGS_ALLTOALL HARMONIZE_ARGS_ALLGATHER
-HARMONIZE_FORTRAN_MANGLINGS(alltoall, ALLTOALL, type_bytes(*sendcount, sendtype), -1)
+#define HARMONIZE_BYTES_ALLTOALL type_bytes(*sendcount, sendtype)
+#define HARMONIZE_ROOT_ALLTOALL -1
 
 #define HARMONIZE_PARAMS_ALLTOALLV                                                           \
   void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, \
       MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm
 #define HARMONIZE_ARGS_ALLTOALLV \
   sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
-HARMONIZE_FORTRAN_MANGLINGS(alltoallv, ALLTOALLV,
-                            type_bytes(sum_over_members(sendcounts, comm), sendtype), -1)
+#define HARMONIZE_BYTES_ALLTOALLV type_bytes(sum_over_members(sendcounts, comm), sendtype)
+#define HARMONIZE_ROOT_ALLTOALLV -1
 
 #define HARMONIZE_PARAMS_ALLTOALLW                                                            \
   void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, \
       MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm
 #define HARMONIZE_ARGS_ALLTOALLW \
   sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm
-HARMONIZE_FORTRAN_MANGLINGS(alltoallw, ALLTOALLW,
-                            typed_sum_over_members(sendcounts, sendtypes, comm), -1)
+#define HARMONIZE_BYTES_ALLTOALLW typed_sum_over_members(sendcounts, sendtypes, comm)
+#define HARMONIZE_ROOT_ALLTOALLW -1
 
 #define HARMONIZE_PARAMS_GATHER                                                               \
   void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, \
       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm
 #define HARMONIZE_ARGS_GATHER sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
-HARMONIZE_FORTRAN_MANGLINGS(gather, GATHER, type_bytes(*sendcount, sendtype), *root)
+#define HARMONIZE_BYTES_GATHER type_bytes(*sendcount, sendtype)
+#define HARMONIZE_ROOT_GATHER *root
 
 #define HARMONIZE_PARAMS_GATHERV                                                               \
   void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, \
       MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm
 #define HARMONIZE_ARGS_GATHERV \
   sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm
-HARMONIZE_FORTRAN_MANGLINGS(gatherv, GATHERV, type_bytes(*sendcount, sendtype), *root)
+#define HARMONIZE_BYTES_GATHERV type_bytes(*sendcount, sendtype)
+#define HARMONIZE_ROOT_GATHERV *root
 
 // The same signature as gather.
 #define HARMONIZE_PARAMS_SCATTER HARMONIZE_PARAMS_GATHER
 #define HARMONIZE_ARGS_SCATTER HARMONIZE_ARGS_GATHER
-HARMONIZE_FORTRAN_MANGLINGS(scatter, SCATTER, type_bytes(*recvcount, recvtype), *root)
+#define HARMONIZE_BYTES_SCATTER type_bytes(*recvcount, recvtype)
+#define HARMONIZE_ROOT_SCATTER *root
 
 #define HARMONIZE_PARAMS_SCATTERV                                                           \
   void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, \
       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm
 #define HARMONIZE_ARGS_SCATTERV \
   sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm
-HARMONIZE_FORTRAN_MANGLINGS(scatterv, SCATTERV, type_bytes(*recvcount, recvtype), *root)
+#define HARMONIZE_BYTES_SCATTERV type_bytes(*recvcount, recvtype)
+#define HARMONIZE_ROOT_SCATTERV *root
 
 #define HARMONIZE_PARAMS_REDUCE_SCATTER                                                 \
   void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, \
       MPI_Fint *comm
 #define HARMONIZE_ARGS_REDUCE_SCATTER sendbuf, recvbuf, recvcounts, datatype, op, comm
-HARMONIZE_FORTRAN_MANGLINGS(reduce_scatter, REDUCE_SCATTER,
-                            type_bytes(sum_over_members(recvcounts, comm), datatype), -1)
+#define HARMONIZE_BYTES_REDUCE_SCATTER type_bytes(sum_over_members(recvcounts, comm), datatype)
+#define HARMONIZE_ROOT_REDUCE_SCATTER -1
 
 #define HARMONIZE_PARAMS_REDUCE_SCATTER_BLOCK                                          \
   void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, \
       MPI_Fint *comm
 #define HARMONIZE_ARGS_REDUCE_SCATTER_BLOCK sendbuf, recvbuf, recvcount, datatype, op, comm
-HARMONIZE_FORTRAN_MANGLINGS(reduce_scatter_block, REDUCE_SCATTER_BLOCK,
-                            type_bytes(*recvcount, datatype), -1)
+#define HARMONIZE_BYTES_REDUCE_SCATTER_BLOCK type_bytes(*recvcount, datatype)
+#define HARMONIZE_ROOT_REDUCE_SCATTER_BLOCK -1
 
 // The same signature as allreduce.
 #define HARMONIZE_PARAMS_SCAN HARMONIZE_PARAMS_ALLREDUCE
 #define HARMONIZE_ARGS_SCAN HARMONIZE_ARGS_ALLREDUCE
-HARMONIZE_FORTRAN_MANGLINGS(scan, SCAN, type_bytes(*count, datatype), -1)
+#define HARMONIZE_BYTES_SCAN type_bytes(*count, datatype)
+#define HARMONIZE_ROOT_SCAN -1
 
 // The same signature as allreduce.
 #define HARMONIZE_PARAMS_EXSCAN HARMONIZE_PARAMS_ALLREDUCE
 #define HARMONIZE_ARGS_EXSCAN HARMONIZE_ARGS_ALLREDUCE
-HARMONIZE_FORTRAN_MANGLINGS(exscan, EXSCAN, type_bytes(*count, datatype), -1)
+#define HARMONIZE_BYTES_EXSCAN type_bytes(*count, datatype)
+#define HARMONIZE_ROOT_EXSCAN -1
+
+HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_FORTRAN_MANGLINGS)

@@ -11,10 +11,13 @@ FORTRAN_MANGLINGS = ("{}", "{}_", "{}__", "{}_f08_")
 
 
 def collectives():
-    """The timed collectives, as collective_kind.hpp names them."""
+    """The timed collectives as collective_kind.hpp lists them: (lower,
+    Mixed, UPPER) per line of HARMONIZE_TIMED_COLLECTIVES."""
     header = (SOURCE_DIR / "src" / "common" / "collective_kind.hpp").read_text()
-    names = re.search(r"kCollectiveNames\{(.*?)\};", header, re.S).group(1)
-    return [name for name in re.findall(r'"(\w+)"', names) if name != "barrier"]
+    table = re.search(r"#define HARMONIZE_TIMED_COLLECTIVES\(X\)(.*?)\n\n", header, re.S).group(1)
+    rows = re.findall(r"X\((\w+), (\w+), (\w+)\)", table)
+    assert len(rows) == 16, rows
+    return rows
 
 
 def expected_exports():
@@ -22,9 +25,10 @@ def expected_exports():
     for entry in ("init", "init_thread", "finalize", "barrier"):
         expected |= {f"MPI_{entry.capitalize()}", f"MPI_{entry.upper()}"}
         expected |= {mangling.format(f"mpi_{entry}") for mangling in FORTRAN_MANGLINGS}
-    for name in collectives():
-        expected |= {f"MPI_{name.capitalize()}", f"MPI_{name.upper()}", f"mpi_{name}_f08ts_"}
-        expected |= {mangling.format(f"mpi_{name}") for mangling in FORTRAN_MANGLINGS}
+    for lower, mixed, upper in collectives():
+        assert mixed == lower.capitalize() and upper == lower.upper()
+        expected |= {f"MPI_{mixed}", f"MPI_{upper}", f"mpi_{lower}_f08ts_"}
+        expected |= {mangling.format(f"mpi_{lower}") for mangling in FORTRAN_MANGLINGS}
     return expected
 
 
