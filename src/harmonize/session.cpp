@@ -61,7 +61,10 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   node_ = sync::node_number(layout_, world_rank_);
   arrival_.emplace(policy_.arrival, policy_.mode == config::Mode::harmonize, world_size_,
                    node_.index, node_.count);
-  stop_on_error(arrival_->misfit_error());  // alike on every rank: all stop, or none
+  // Alike on every rank (the pattern and the layout are the job's): all
+  // stop, or none. Agreed only when a pattern is set: no collective is added
+  // to every MPI_Init.
+  if (policy_.arrival.kind != ArrivalKind::none) stop_on_error(arrival_->misfit_error());
   if (policy_.needs_clock()) synchronize_world_clock();
 }
 
