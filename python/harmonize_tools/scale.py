@@ -175,7 +175,11 @@ def metrics(report):
         "sync_levels": clock["sync_levels"],
         "barriers": world["harmonized_calls"],
         "missed": world["missed_calls_any"],
+        # The share of calls the barrier flagged (not valid), and what the
+        # resyncs cost per call: the two prices of a trusted deadline.
+        "flagged_percent": 100.0 * world["missed_calls_any"] / max(world["harmonized_calls"], 1),
         "resyncs": world["resyncs"],
+        "resync_per_call_s": world.get("resync_seconds", 0.0) / max(world["calls"], 1),
         "clock_error_p50_s": world["truth_clock_error"]["p50"],
         "clock_error_max_s": world["truth_clock_error"]["max"],
         "clock_error_end_s": end.get("truth_max_error"),
@@ -217,7 +221,8 @@ def us(value):
 
 def write_outputs(rows, out, schemes):
     keys = ["procs", "scheme", "nodes", "ranks_per_node", "status", "wall_s", "peak_rss_mb", "sync_s",
-            "sync_levels", "barriers", "missed", "resyncs", "clock_error_p50_s", "clock_error_max_s",
+            "sync_levels", "barriers", "missed", "flagged_percent", "resyncs", "resync_per_call_s",
+            "clock_error_p50_s", "clock_error_max_s",
             "clock_error_end_s", "error_bound_p50_s", "bound_violations", "exit_skew_p50_s",
             "exit_skew_p99_s", "time_in_call_p50_s", "time_in_call_p99_s"]
     with open(out / "results.csv", "w", newline="") as f:
@@ -225,19 +230,20 @@ def write_outputs(rows, out, schemes):
         writer.writeheader()
         writer.writerows(rows)
     lines = ["| P | scheme | wall s | RSS MB | sync us | clock error us (p50 / max / end) | "
-             "bound us | exit skew us (p50 / p99) | time in call us (p50) | missed |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "bound us | exit skew us (p50 / p99) | time in call us (p50) | missed (flagged %) | "
+             "resync us/call |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "sync_s" not in r:
             lines.append(f"| {r['procs']} | {r['scheme']} | {r['wall_s']} | {r.get('peak_rss_mb', '')} | "
-                         f"failed ({r['status']}) | | | | | |")
+                         f"failed ({r['status']}) | | | | | | |")
             continue
         lines.append(
             f"| {r['procs']} | {r['scheme']} | {r['wall_s']:.0f} | {r.get('peak_rss_mb', '')} | "
             f"{us(r['sync_s'])} | {us(r['clock_error_p50_s'])} / {us(r['clock_error_max_s'])} / "
             f"{us(r['clock_error_end_s'])} | {us(r['error_bound_p50_s'])} | "
             f"{us(r['exit_skew_p50_s'])} / {us(r['exit_skew_p99_s'])} | {us(r['time_in_call_p50_s'])} | "
-            f"{r['missed']} |")
+            f"{r['missed']} ({r['flagged_percent']:.2f} %) | {us(r['resync_per_call_s'])} |")
     fits = [f for f in (fit_log(rows, s) for s in schemes) if f]
     fit_lines = [f"{f['scheme']}: sync = {f['a'] * 1e6:.1f} us + {f['b'] * 1e6:.1f} us x log2(P), "
                  f"R^2 {f['r2']:.4f} (against P itself: R^2 {f['r2_linear_in_p']:.4f}), {f['points']} points"

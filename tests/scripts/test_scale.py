@@ -66,6 +66,9 @@ def test_clock_and_exit_skew_against_truth(harmonized, scheme):
     # a defect (the slack chosen at the edge of the needs, outgrown by the
     # clocks' drift before the next choice: 167-277 of 1 000 at 64 ranks).
     assert int(row["missed"]) == 0
+    assert float(row["flagged_percent"]) == 0.0
+    # Resyncs are paid for, and the table says at what price per call.
+    assert float(row["resync_per_call_s"]) >= 0.0
     assert int(row["bound_violations"]) == 0
     assert float(row["clock_error_max_s"]) <= float(row["error_bound_p50_s"]) * 1.5
     assert float(row["clock_error_max_s"]) < 1e-6
