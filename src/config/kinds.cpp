@@ -90,10 +90,7 @@ std::string Number::accepted(const Variable& v) {
 
 using Integer = KindRow<Kind::integer>;
 std::string Integer::problem(const Variable& v, std::string_view value) {
-  const auto number = parse_integer(value);
-  return not_valid(
-      v, number && static_cast<double>(*number) >= v.min && static_cast<double>(*number) <= v.max,
-      &accepted);
+  return not_valid(v, within(parse_integer(value), v), &accepted);
 }
 std::string Integer::canonical(std::string_view value) {
   return std::to_string(parse_integer(value).value_or(-1));
