@@ -46,6 +46,9 @@ class SessionImpl final : public Session {
   protocol::ProtocolSettings protocol_settings(const std::string& name) const;
   void stop_on_error(const std::string& error);
   void write_report();
+  // Every process's part of the report, merged up a tree to world rank 0
+  // (complete there only).
+  logic::JobRecords merge_records_up_tree();
   // The collective calls of `state`'s communicator: matched when due (every
   // kMatchBatch calls, at a barrier), or all that are left (MPI_Finalize).
   void match_timed_calls(CommState& state, bool all_left);

@@ -15,6 +15,8 @@
 #include "report/report_file.hpp"
 #include "report/summary_line.hpp"
 #include "sync/mpi/gather.hpp"
+#include "sync/mpi/host_of_rank.hpp"
+#include "sync/mpi/tree_merge.hpp"
 
 namespace harmonize {
 namespace {
@@ -57,6 +59,41 @@ void write_file(const std::string& path, report::JobReport& job) {
 
 }  // namespace
 
+logic::JobRecords SessionImpl::merge_records_up_tree() {
+  logic::ProcessContribution own;
+  if (auto decoded = logic::decode_records(records_.encode())) {
+    own.records = std::move(*decoded);
+  } else {
+    std::fprintf(stderr, "harmonize: error: statistics of rank %d are unreadable (a bug)\n",
+                 world_rank_);
+  }
+  own.host = sync::processor_name();
+  if (shared_clock_checked_) own.clock_fallback = shared_clock_notice_.own_fallback();
+  own.threaded = barrier_threads_.peak() > 1;
+  logic::JobRecords records = logic::records_of(std::move(own));
+  // MPI_COMM_WORLD's copy carries no other tag-0 message (GroupTransport's
+  // tags start at 1).
+  constexpr int kTreeTag = 0;
+  sync::merge_up_tree(
+      world_, kTreeTag,
+      {.absorb =
+           [&](std::span<const double> child) {
+             auto decoded = logic::decode_job_records(child);
+             if (decoded) logic::merge_into(records, *decoded);
+             return decoded.has_value();
+           },
+       .missing =
+           [&](const sync::MissingSubtree& lost) {
+             records.missing.push_back(
+                 "world ranks " + std::to_string(lost.first_rank) + "-" +
+                 std::to_string(lost.last_rank) + " (message " + std::to_string(lost.step) +
+                 " to world rank " + std::to_string(world_rank_) +
+                 " in the merge over the library's copy of MPI_COMM_WORLD): " + lost.what);
+           },
+       .encode = [&] { return logic::encode(records); }});
+  return records;
+}
+
 void SessionImpl::write_report() {
   std::optional<report::ClockCheckInfo> end_check;
   if (world_clock_->exists()) {
@@ -78,39 +115,21 @@ void SessionImpl::write_report() {
                      error.what());
     }
   }
-  const std::vector<std::vector<double>> encoded = sync::gather_to_root(world_, records_.encode());
-  const std::vector<std::string> hosts = sync::gather_host_names(world_);
-  // A fallback that only a sub-communicator without world rank 0 saw.
-  const std::vector<std::vector<double>> fallbacks =
-      shared_clock_checked_ ? sync::gather_to_root(world_, shared_clock_notice_.own_fallback())
-                            : std::vector<std::vector<double>>();
-  // Processes whose harmonized barriers ran in several threads at once.
-  const int peak = barrier_threads_.peak();
-  const std::uint64_t threads_mine[2] = {peak > 1 ? 1u : 0u, 0u};
-  std::uint64_t threads_total[2] = {0, 0};
-  const bool threads_known = sync::sum_to_root(world_, threads_mine, threads_total);
+  const logic::JobRecords records = merge_records_up_tree();
   if (world_rank_ != 0) return;
-  shared_clock_notice_.observe_everybody(fallbacks);
+  shared_clock_notice_.observe_everybody(records.fallbacks);
   shared_clock_notice_.flush();
-
-  std::vector<std::vector<logic::CommRecord>> by_process;
-  for (std::size_t rank = 0; rank < encoded.size(); ++rank) {
-    auto decoded = logic::decode_records(encoded[rank]);
-    if (!decoded) {
-      std::fprintf(stderr, "harmonize: error: statistics of rank %zu are unreadable (a bug)\n",
-                   rank);
-      continue;
-    }
-    by_process.push_back(std::move(*decoded));
-  }
+  for (const std::string& missing : records.missing)
+    std::fprintf(stderr, "harmonize: error: the report lacks the records of %s\n", missing.c_str());
   const std::vector<logic::MergedCommunicator> merged =
-      logic::merge_records(std::move(by_process), clocks_.test_clock_active);
+      logic::finish(records, clocks_.test_clock_active);
+  const int peak = barrier_threads_.peak();
 
   report::JobReport job;
   job.mode = config::to_string(policy_.mode);
   job.job.id = report::report_job_id(static_cast<int>(getpid()));
   job.job.ranks = world_size_;
-  job.job.hosts = hosts;
+  job.job.hosts.assign(records.hosts.begin(), records.hosts.end());
   // The library's nodes, which node:N is checked against, not the host
   // names: with HARMONIZE_TEST_NODE_SIZE=2 four ranks on one host are 2.
   job.job.nodes = node_.count;
@@ -147,8 +166,9 @@ void SessionImpl::write_report() {
     job.communicators.push_back(communicator.summary);
     job.communicators.back().truth_space_violations = communicator.space_violations;
   }
-  if (threads_known)
-    job.concurrent_harmonized_barriers = report::ThreadsInfo{threads_total[0], std::max(peak, 0)};
+  job.concurrent_harmonized_barriers =
+      report::ThreadsInfo{records.threaded_processes, std::max(peak, 0)};
+  job.missing_records = records.missing;
 
   if (policy_.report != "none") {
     char host[256] = {0};
@@ -166,7 +186,7 @@ void SessionImpl::write_report() {
     const std::string warning = report::harmonization_warning(comm, conditions);
     if (!warning.empty()) std::fprintf(stderr, "harmonize: warning: %s\n", warning.c_str());
   }
-  if (threads_known && threads_total[0] > 0) {
+  if (records.threaded_processes > 0) {
     // A limit, not a fault of the run (README, "Threads"): printed even with
     // HARMONIZE_QUIET=1, like the warnings above.
     std::fprintf(stderr,
@@ -176,8 +196,8 @@ void SessionImpl::write_report() {
                  "threads than cores a call waits for the scheduler's tick (milliseconds) and is "
                  "flagged; call harmonized barriers from one thread per process (README, "
                  "\"Threads\")\n",
-                 static_cast<unsigned long long>(threads_total[0]),
-                 threads_total[0] == 1 ? "" : "es");
+                 static_cast<unsigned long long>(records.threaded_processes),
+                 records.threaded_processes == 1 ? "" : "es");
   }
 }
 

@@ -50,28 +50,19 @@ void SharedClockNotice::observe(const sync::SyncReport& report, bool group_root,
     note(check.worst_disagreement, check.worst_node, check.fell_back_groups);
 }
 
-std::vector<double> SharedClockNotice::own_fallback() const {
+logic::SharedClockFallbacks SharedClockNotice::own_fallback() const {
   std::lock_guard lock(mutex_);
+  if (own_worst_ <= 0) return {};
   const auto me = static_cast<std::size_t>(world_rank_);
   const int node = me < layout_.of_rank.size() ? layout_.of_rank[me].node : -1;
-  return {own_worst_, static_cast<double>(node), sub_communicator_fell_back_ ? 1.0 : 0.0};
+  return {own_worst_, node, {node}, sub_communicator_fell_back_};
 }
 
-void SharedClockNotice::observe_everybody(const std::vector<std::vector<double>>& by_rank) {
+void SharedClockNotice::observe_everybody(const logic::SharedClockFallbacks& everybody) {
   std::lock_guard lock(mutex_);
-  double worst = 0;
-  int worst_node = -1;
-  std::set<int> nodes;
-  for (const std::vector<double>& own : by_rank) {
-    if (own.size() < 3 || own[0] <= 0) continue;
-    nodes.insert(static_cast<int>(own[1]));
-    if (own[2] > 0) sub_communicator_fell_back_ = true;
-    if (own[0] > worst) {
-      worst = own[0];
-      worst_node = static_cast<int>(own[1]);
-    }
-  }
-  if (worst > 0) note(worst, worst_node, static_cast<int>(nodes.size()));
+  if (everybody.sub_communicator) sub_communicator_fell_back_ = true;
+  if (everybody.worst > 0)
+    note(everybody.worst, everybody.worst_node, static_cast<int>(everybody.nodes.size()));
 }
 
 void SharedClockNotice::note(double disagreement, int node, int groups) {

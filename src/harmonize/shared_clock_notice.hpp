@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "harmonize/logic/job_records.hpp"
 #include "report/job_report.hpp"
 #include "sync/clock_sync.hpp"
 #include "sync/layout.hpp"
@@ -30,13 +31,12 @@ class SharedClockNotice {
   // it is the group's rank 0, which holds the group's totals; `world`: the
   // group is the world clock's.
   void observe(const sync::SyncReport& report, bool group_root, bool world);
-  // What this process knows of its own groups that fell back (any sync):
-  // {worst disagreement (0: none), its node, 1 if one was a
-  // sub-communicator's}, for the gather at MPI_Finalize.
-  std::vector<double> own_fallback() const;
-  // World rank 0 at MPI_Finalize: every rank's own_fallback(), by rank; a
+  // What this process knows of its own groups that fell back (any sync),
+  // for the merge at MPI_Finalize (worst 0: none).
+  logic::SharedClockFallbacks own_fallback() const;
+  // World rank 0 at MPI_Finalize: every process's own_fallback(), merged; a
   // fallback that only a sub-communicator without world rank 0 saw.
-  void observe_everybody(const std::vector<std::vector<double>>& by_rank);
+  void observe_everybody(const logic::SharedClockFallbacks& everybody);
 
   // Cheap enough for every barrier: one relaxed load.
   bool pending() const { return pending_.load(std::memory_order_relaxed); }

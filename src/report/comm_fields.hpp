@@ -6,6 +6,7 @@
 // counter or distribution is a member in each struct and one line here.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -47,16 +48,21 @@ inline constexpr std::array kCounters{
 
 // A rank's own events that the summary keeps rank by rank (index = rank in
 // the communicator): which ranks missed, which left late.
+// Beyond kRanksListed processes, the worst ranks stand in for the list.
 struct PerRank {
   std::string_view json;
   std::uint64_t CommStats::*stats;
   std::vector<std::uint64_t> CommSummary::*summary;
+  std::string_view worst_json;
+  std::optional<WorstRanks> CommSummary::*worst;
 };
 
 inline constexpr std::array kPerRank{
     PerRank{"missed_events_per_rank", &CommStats::missed_calls,
-            &CommSummary::missed_events_per_rank},
-    PerRank{"late_events_per_rank", &CommStats::late_calls, &CommSummary::late_events_per_rank},
+            &CommSummary::missed_events_per_rank, "missed_events_worst_ranks",
+            &CommSummary::missed_events_worst},
+    PerRank{"late_events_per_rank", &CommStats::late_calls, &CommSummary::late_events_per_rank,
+            "late_events_worst_ranks", &CommSummary::late_events_worst},
 };
 
 // Seconds that travel as they are (their merges differ: see comm_stats.cpp).

@@ -78,49 +78,78 @@ void accumulate(CommStats& total, const CommStats& more) {
   total.collectives.merge(more.collectives);
 }
 
-CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any, Merge merge) {
-  CommSummary summary;
-  if (per_rank.empty()) return summary;
-  const CommStats& root = per_rank.front();
-  summary.name = root.name;
-  summary.size = root.size;
-  summary.kind = root.kind;
-  // Only the root decides deadlines, so only its slack exists; the other
-  // ranks' slack fields are unset.
-  summary.slack_initial = root.slack_initial;
-  summary.slack_final = root.slack_final;
-  summary.slack_max = root.slack_max;
-  summary.slack_min = root.slack_min;
-  summary.missed_calls_any = any.missed;
-  summary.late_calls_any = any.late;
-  for (const auto& field : fields::kPerRank) (summary.*field.summary).reserve(per_rank.size());
-
+void add_ranks(CommStats& total, const CommStats& more, Merge merge) {
   // Members of one communicator count the same calls; processes summed up
   // under one record each count their own.
-  const auto combine = [merge](auto& total, auto value) {
-    total = merge == Merge::per_process ? total + value : std::max(total, value);
+  const auto combine = [merge](auto& into, auto value) {
+    into = merge == Merge::per_process ? into + value : std::max(into, value);
   };
-  for (const CommStats& rank : per_rank) {
-    for (const auto& field : fields::kCounters) {
-      if (field.across == fields::Across::calls)
-        combine(summary.*field.summary, rank.*field.stats);
-      else
-        summary.*field.summary += rank.*field.stats;
-    }
-    for (const auto& field : fields::kPerRank)
-      (summary.*field.summary).push_back(rank.*field.stats);
-    for (const auto& field : fields::kDistributions)
-      (summary.*field.summary).merge(rank.*field.stats);
-    if (summary.not_harmonized_reason.empty())
-      summary.not_harmonized_reason = rank.not_harmonized_reason;
-    // The job waited for the rank that resynchronized longest.
-    summary.resync_seconds = std::max(summary.resync_seconds, rank.resync_seconds);
-    summary.collectives.merge(rank.collectives);
+  for (const auto& field : fields::kCounters) {
+    if (field.across == fields::Across::calls)
+      combine(total.*field.stats, more.*field.stats);
+    else
+      total.*field.stats += more.*field.stats;
   }
+  for (const auto& field : fields::kPerRank)
+    total.*field.stats = std::max(total.*field.stats, more.*field.stats);
+  for (const auto& field : fields::kDistributions) (total.*field.stats).merge(more.*field.stats);
+  if (total.not_harmonized_reason.empty()) total.not_harmonized_reason = more.not_harmonized_reason;
+  // The job waited for the rank that resynchronized longest.
+  total.resync_seconds = std::max(total.resync_seconds, more.resync_seconds);
+  total.collectives.merge(more.collectives);
+}
+
+CommSummary summary_of(const CommStats& combined, AnyCounts any) {
+  CommSummary summary;
+  summary.name = combined.name;
+  summary.size = combined.size;
+  summary.kind = combined.kind;
+  // Only the root decides deadlines, so only its slack exists.
+  summary.slack_initial = combined.slack_initial;
+  summary.slack_final = combined.slack_final;
+  summary.slack_max = combined.slack_max;
+  summary.slack_min = combined.slack_min;
+  summary.missed_calls_any = any.missed;
+  summary.late_calls_any = any.late;
+  for (const auto& field : fields::kCounters) summary.*field.summary = combined.*field.stats;
+  for (const auto& field : fields::kDistributions) summary.*field.summary = combined.*field.stats;
+  summary.not_harmonized_reason = combined.not_harmonized_reason;
+  summary.resync_seconds = combined.resync_seconds;
+  summary.collectives = combined.collectives;
   if (summary.harmonized_calls > 0) {
     const auto harmonized = static_cast<double>(summary.harmonized_calls);
     summary.failure_rate = static_cast<double>(any.missed) / harmonized;
     summary.late_rate = static_cast<double>(any.late) / harmonized;
+  }
+  return summary;
+}
+
+CommStats root_header(const CommStats& root) {
+  CommStats header;
+  header.name = root.name;
+  header.size = root.size;
+  header.kind = root.kind;
+  for (const auto seconds : {&CommStats::slack_initial, &CommStats::slack_final,
+                             &CommStats::slack_max, &CommStats::slack_min})
+    header.*seconds = root.*seconds;
+  return header;
+}
+
+CommStats combine_ranks(std::span<const CommStats> per_rank, Merge merge) {
+  if (per_rank.empty()) return {};
+  // From an empty record, not a copy of the first, so that every rank's
+  // distributions are merged the same way whatever the grouping.
+  CommStats combined = root_header(per_rank.front());
+  for (const CommStats& rank : per_rank) add_ranks(combined, rank, merge);
+  return combined;
+}
+
+CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any, Merge merge) {
+  if (per_rank.empty()) return {};
+  const CommStats combined = combine_ranks(per_rank, merge);
+  CommSummary summary = summary_of(combined, any);
+  for (const auto& field : fields::kPerRank) {
+    for (const CommStats& rank : per_rank) (summary.*field.summary).push_back(rank.*field.stats);
   }
   return summary;
 }

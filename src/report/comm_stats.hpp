@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/collective_stats.hpp"
@@ -86,6 +87,17 @@ std::vector<double> to_flat(const CommStats& stats);
 // Reads one CommStats at `offset` and advances it; nullopt if malformed.
 std::optional<CommStats> read_comm_stats(std::span<const double> in, std::size_t& offset);
 
+// Ranks of one communicator too large to list rank by rank (more than
+// kRanksListed processes): how many had any such event, and the ones with
+// the most (at most kWorstRanks, most first, the lower rank first on ties).
+inline constexpr std::size_t kRanksListed = 1024;
+inline constexpr std::size_t kWorstRanks = 16;
+struct WorstRanks {
+  std::uint64_t ranks_with_events = 0;
+  std::vector<std::pair<int, std::uint64_t>> worst;  // (rank, events)
+  friend bool operator==(const WorstRanks&, const WorstRanks&) = default;
+};
+
 // The job-wide view of one communicator.
 struct CommSummary {
   std::string name;
@@ -102,13 +114,17 @@ struct CommSummary {
   // Calls in which no process missed but at least one left late.
   std::uint64_t late_calls_any = 0;
   std::vector<std::uint64_t> late_events_per_rank;  // index = rank in the communicator
-  double late_rate = 0.0;                           // late_calls_any / harmonized_calls
-  std::uint64_t truth_late_calls = 0;               // summed over ranks (test clocks)
-  std::uint64_t truth_late_unflagged = 0;           // summed over ranks (test clocks)
-  std::uint64_t truth_bound_checks = 0;             // summed over ranks (test clocks)
-  std::uint64_t truth_bound_violations = 0;         // summed over ranks (test clocks)
-  std::uint64_t resyncs = 0;                        // collective, so ranks agree (maximum)
-  double resync_seconds = 0.0;  // longest total among ranks: the job waited that long
+  // Instead of the two lists above (then empty) when the communicator has
+  // more than kRanksListed processes.
+  std::optional<WorstRanks> missed_events_worst;
+  std::optional<WorstRanks> late_events_worst;
+  double late_rate = 0.0;                    // late_calls_any / harmonized_calls
+  std::uint64_t truth_late_calls = 0;        // summed over ranks (test clocks)
+  std::uint64_t truth_late_unflagged = 0;    // summed over ranks (test clocks)
+  std::uint64_t truth_bound_checks = 0;      // summed over ranks (test clocks)
+  std::uint64_t truth_bound_violations = 0;  // summed over ranks (test clocks)
+  std::uint64_t resyncs = 0;                 // collective, so ranks agree (maximum)
+  double resync_seconds = 0.0;               // longest total among ranks: the job waited that long
 
   double slack_initial = 0.0;  // as decided by rank 0, which sets the deadlines
   double slack_final = 0.0;
@@ -146,6 +162,24 @@ struct AnyCounts {
   std::uint64_t missed;
   std::uint64_t late;
 };
+
+// Adds the records of more ranks of one communicator (`more`, itself one
+// rank's record or several combined) to `total`, the way the summary
+// combines ranks: counters by `merge`, distributions and collectives merged,
+// the longest resync total; the per-rank counters keep their maximum (for
+// aggregates, a lower bound of the calls in which any process missed).
+// Name, size, kind and slack stay `total`'s: those of the ranks' root.
+// Associative, so records can be combined in any grouping (a tree).
+void add_ranks(CommStats& total, const CommStats& more, Merge merge);
+
+// A record holding only `root`'s name, size, kind and slack, to add ranks to.
+CommStats root_header(const CommStats& root);
+// root_header(per_rank[0]) with every rank added (add_ranks).
+CommStats combine_ranks(std::span<const CommStats> per_rank, Merge merge);
+
+// The summary of `combined` (every rank's record added up by add_ranks),
+// without the per-rank lists, which only the caller knows.
+CommSummary summary_of(const CommStats& combined, AnyCounts any);
 
 // `per_rank[i]` is the record of rank i of the communicator (not empty).
 CommSummary summarize(std::span<const CommStats> per_rank, AnyCounts any,

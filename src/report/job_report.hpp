@@ -110,6 +110,8 @@ struct JobReport {
   // (JSON null otherwise).
   bool truth_known = false;
   std::optional<ThreadsInfo> concurrent_harmonized_barriers;  // JSON null when unknown
+  // The processes whose records the merge at MPI_Finalize lost, and why.
+  std::vector<std::string> missing_records;
   // Where the JSON file ended up (after write_report_file) for the summary
   // line; not part of the JSON itself. Empty when no file was written.
   std::string report_file;

@@ -91,7 +91,16 @@ json to_json(const CommSummary& c) {
   };
   for (const auto& field : fields::kCounters)
     if (!field.json.empty()) out[std::string(field.json)] = c.*field.summary;
-  for (const auto& field : fields::kPerRank) out[std::string(field.json)] = c.*field.summary;
+  for (const auto& field : fields::kPerRank) {
+    if (const std::optional<WorstRanks>& worst = c.*field.worst) {
+      json ranks = json::array();
+      for (const auto& [rank, events] : worst->worst) ranks.push_back({rank, events});
+      out[std::string(field.worst_json)] = {{"ranks_with_events", worst->ranks_with_events},
+                                            {"worst", ranks}};
+    } else {
+      out[std::string(field.json)] = c.*field.summary;
+    }
+  }
   for (const auto& field : fields::kDistributions)
     out[std::string(field.json)] = to_json(c.*field.summary);
   return out;
@@ -200,7 +209,7 @@ json to_json(const JobReport& r) {
   if (r.concurrent_harmonized_barriers)
     threads = {{"processes", r.concurrent_harmonized_barriers->processes},
                {"peak_threads_rank0", r.concurrent_harmonized_barriers->peak_threads_rank0}};
-  return json{
+  json out{
       {"concurrent_harmonized_barriers", threads},
       {"version", r.version},
       {"mode", r.mode},
@@ -211,6 +220,10 @@ json to_json(const JobReport& r) {
                             : json(nullptr)},
       {"communicators", communicators},
       {"totals", to_json(compute_totals(r.communicators))}};
+  // Only when the merge at MPI_Finalize lost a message: a complete report
+  // has no such key.
+  if (!r.missing_records.empty()) out["missing_records"] = r.missing_records;
+  return out;
 }
 
 std::string render_report(const JobReport& report) {

@@ -2,71 +2,13 @@
 
 #include <algorithm>
 
+#include "harmonize/logic/flat_text.hpp"
+#include "harmonize/logic/job_records.hpp"
+
 namespace harmonize::logic {
 namespace {
 
 constexpr std::size_t kPendingFields = 9;  // per pending call, see append_record
-
-void append_text(std::vector<double>& out, const std::string& text) {
-  out.push_back(static_cast<double>(text.size()));
-  for (unsigned char c : text) out.push_back(c);
-}
-
-bool read_text(std::span<const double> in, std::size_t& at, std::string& text) {
-  if (at >= in.size()) return false;
-  const auto n = static_cast<std::size_t>(in[at++]);
-  if (n > in.size() - at) return false;
-  text.clear();
-  for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(in[at++]));
-  return true;
-}
-
-// Combines the calls no flush reduced yet (same call index on every member).
-void merge_pending(std::vector<CommRecord>& members, bool with_truth) {
-  const std::size_t n = members.front().pending.size();
-  for (const CommRecord& member : members) {
-    if (member.pending.size() != n) return;  // a member is missing calls: skip, never guess
-  }
-  std::vector<double> maxima, minima;
-  for (const CommRecord& member : members) {
-    CallLog log(n);
-    for (const CallTimes& call : member.pending) log.add(call);
-    const std::vector<double> max_m = log.pack_for_max();
-    const std::vector<double> min_m = log.pack_for_min();
-    if (maxima.empty()) {
-      maxima = max_m;
-      minima = min_m;
-      continue;
-    }
-    for (std::size_t i = 0; i < maxima.size(); ++i) maxima[i] = std::max(maxima[i], max_m[i]);
-    for (std::size_t i = 0; i < minima.size(); ++i) minima[i] = std::min(minima[i], min_m[i]);
-  }
-  absorb(members.front(), combine_batch(maxima, minima, n, with_truth));
-}
-
-MergedCommunicator merge_one(std::vector<CommRecord>& members, bool with_truth) {
-  std::sort(members.begin(), members.end(),
-            [](const CommRecord& a, const CommRecord& b) { return a.rank < b.rank; });
-  const CommKey key = members.front().key;
-  if (!is_aggregate(key)) merge_pending(members, with_truth);
-  std::vector<report::CommStats> stats;
-  report::AnyCounts any{members.front().missed_any, members.front().late_any};
-  for (const CommRecord& member : members) {
-    stats.push_back(member.stats);
-    // An aggregate cannot tell which calls coincide: the most misses (late
-    // exits) of one process is a lower bound of the calls in which any
-    // process missed (left late).
-    if (is_aggregate(key)) {
-      any.missed = std::max(any.missed, member.stats.missed_calls);
-      any.late = std::max(any.late, member.stats.late_calls);
-    }
-  }
-  MergedCommunicator merged;
-  merged.summary = report::summarize(
-      stats, any, is_per_process(key) ? report::Merge::per_process : report::Merge::same_calls);
-  if (!is_aggregate(key)) merged.space_violations = members.front().space_violations;
-  return merged;
-}
 
 }  // namespace
 
@@ -215,20 +157,13 @@ std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in
 
 std::vector<MergedCommunicator> merge_records(std::vector<std::vector<CommRecord>> by_process,
                                               bool with_truth) {
-  std::map<CommKey, std::vector<CommRecord>> by_comm;
+  JobRecords all;
   for (auto& records : by_process) {
-    for (CommRecord& record : records) by_comm[record.key].push_back(std::move(record));
+    ProcessContribution process;
+    process.records = std::move(records);
+    merge_into(all, records_of(std::move(process)));
   }
-  std::vector<MergedCommunicator> merged;
-  for (auto& [key, members] : by_comm) {
-    if (members.front().stats.name == "MPI_COMM_WORLD")
-      merged.push_back(merge_one(members, with_truth));
-  }
-  for (auto& [key, members] : by_comm) {
-    if (members.front().stats.name != "MPI_COMM_WORLD")
-      merged.push_back(merge_one(members, with_truth));
-  }
-  return merged;
+  return finish(all, with_truth);
 }
 
 }  // namespace harmonize::logic

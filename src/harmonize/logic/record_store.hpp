@@ -95,9 +95,9 @@ struct MergedCommunicator {
   std::optional<std::uint64_t> space_violations;
 };
 
-// World rank 0: every process's records (by world rank), merged per
-// communicator; MPI_COMM_WORLD first, the others by key. `with_truth`: test
-// clocks were on.
+// Every process's records (by world rank), merged per communicator in
+// process order (what the tree in job_records.hpp gives in any grouping);
+// MPI_COMM_WORLD first, the others by key. `with_truth`: test clocks were on.
 std::vector<MergedCommunicator> merge_records(std::vector<std::vector<CommRecord>> by_process,
                                               bool with_truth);
 
