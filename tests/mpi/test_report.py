@@ -174,3 +174,39 @@ def test_virtual_nodes_are_the_nodes_of_the_line(tmp_path):
     line = summary_of(result.stderr)[0]
     expected = "4 ranks 2 nodes" + ("" if hosts == 2 else f" ({hosts} host{'s' if hosts > 1 else ''})")
     assert line.startswith(f"harmonize: mode=observe {expected} "), line
+
+
+# --- issue 26: the records merged up a tree, and a message of it lost --------
+
+def test_a_lost_message_of_the_merge_is_named_and_the_rest_reported(tmp_path):
+    """World rank 0's receive of ranks 2-3's records fails (a preloaded shim):
+    one line names them and the message, the report keeps ranks 0-1 and says
+    what is missing; nothing hangs."""
+    path = tmp_path / "r.json"
+    shim = PROGRAMS / "libfail_tree_recv.so"
+    env = clean_environment(HARMONIZE_MODE="observe", HARMONIZE_REPORT=str(path),
+                            LD_PRELOAD=f"{shim}:{LIBRARY}")
+    cmd = mpiexec_command(5, [str(PROGRAMS / "barrier_loop"), "20"])
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("harmonize: error:")]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith(
+        "harmonize: error: the report lacks the records of world ranks 2-3 (message 2 to world "
+        "rank 0 in the merge over the library's copy of MPI_COMM_WORLD): PMPI_Recv failed: "), errors[0]
+    report = json.loads(path.read_text())
+    assert report["missing_records"] == [errors[0].split("records of ", 1)[1]]
+    world = next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
+    # Ranks 0, 1 and 4 (rank 4 is rank 0's third subtree) are in.
+    assert len(world["missed_events_per_rank"]) == 3
+    assert world["time_in_call"]["count"] == 3 * 20
+
+
+def test_a_complete_report_says_nothing_is_missing(tmp_path):
+    path = tmp_path / "r.json"
+    run({"HARMONIZE_MODE": "observe", "HARMONIZE_REPORT": path}, nprocs=5, calls="20")
+    report = json.loads(path.read_text())
+    assert "missing_records" not in report
+    world = next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
+    assert len(world["missed_events_per_rank"]) == 5
+    assert world["time_in_call"]["count"] == 5 * 20
