@@ -120,7 +120,8 @@ def library_environment(scheme, report, args):
 
 
 def run_one(procs, scheme, args, program, workdir):
-    nodes = max(1, procs // args.ranks_per_node)
+    # A P that is no multiple of the node size leaves the last node part full.
+    nodes = max(1, -(-procs // args.ranks_per_node))
     cores = min(procs, args.ranks_per_node)
     tag = f"p{procs}-{scheme}"
     platform = workdir / f"platform-{nodes}x{cores}.xml"

@@ -450,3 +450,15 @@ def test_percentile_interval_takes_the_wider_order_statistics():
     assert stats.percentile_interval(list(range(41))) == (1, 39)  # 0.025 * 40 = 1, 0.975 * 40 = 39
     assert stats.percentile_interval(list(range(11))) == (0, 10)  # 0.25 and 9.75: outwards
     assert stats.percentile_interval([7.0]) == (7.0, 7.0)
+
+
+def test_worst_ranks_of_large_communicators_are_pooled():
+    """Above 1 024 ranks the reports name the worst ranks, not every rank."""
+    def comm(worst):
+        return {"name": "MPI_COMM_WORLD", "size": 2048, "kind": "intra", "calls": 10,
+                "harmonized_calls": 10, "missed_calls_any": 1, "late_calls_any": 0,
+                "missed_events_worst_ranks": {"ranks_with_events": len(worst), "worst": worst}}
+    merged = stats._merge_communicator([comm([[7, 3], [2, 1]]), comm([[2, 4]])])
+    assert merged["missed_events_worst_ranks"] == {"ranks_with_events": 2, "worst": [[2, 5], [7, 3]]}
+    assert merged["missed_events_per_rank"] == []
+    assert "late_events_worst_ranks" not in merged

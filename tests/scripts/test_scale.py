@@ -105,3 +105,28 @@ def test_tsc_is_refused_in_simulation(tmp_path, harmonized):
     output = result.stderr + result.stdout
     assert "does not simulate the TSC" in output, output
     assert "stopping the job before it runs" in output, output
+
+
+def test_the_tree_merge_of_an_uneven_job_is_complete(tmp_path):
+    """300 simulated ranks (not a power of two, the last node partly full):
+    the report merged up the tree at MPI_Finalize counts every rank's calls
+    exactly and lists every rank."""
+    barriers = 20
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "300", "--schemes", "h2hca",
+         "--barriers", str(barriers), "--timeout", "300", "-o", str(out)],
+        env=clean_environment(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((out / "report-p300-h2hca.json").read_text())
+    assert "missing_records" not in report
+    assert report["job"]["ranks"] == 300 and report["job"]["nodes"] == 10
+    assert len(report["job"]["hosts"]) == 10
+    world = report["communicators"][0]
+    assert world["name"] == "MPI_COMM_WORLD" and world["size"] == 300
+    assert world["harmonized_calls"] == barriers
+    assert world["time_in_call"]["count"] == barriers * 300
+    assert len(world["missed_events_per_rank"]) == 300
+    assert len(world["late_events_per_rank"]) == 300
+    # Rank 0 alone measures each call's exit skew, flushed or still pending.
+    assert world["exit_skew"]["count"] == barriers

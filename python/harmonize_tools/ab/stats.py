@@ -191,6 +191,18 @@ def _merge_communicator(comms):
             for rank, count in enumerate(comm.get(field) or []):
                 events[rank] += count
         out[field] = events
+        # Above 1 024 ranks a report keeps the worst ranks instead (docs/report.md,
+        # "At scale"): summed over the runs that name them, a lower bound.
+        worst_field = field.replace("_per_rank", "_worst_ranks")
+        worst = [c[worst_field] for c in comms if c.get(worst_field)]
+        if worst:
+            summed = {}
+            for one in worst:
+                for rank, count in one.get("worst") or []:
+                    summed[rank] = summed.get(rank, 0) + count
+            ranked = sorted(summed.items(), key=lambda item: (-item[1], item[0]))[:16]
+            out[worst_field] = {"ranks_with_events": max(w.get("ranks_with_events", 0) for w in worst),
+                                "worst": [list(item) for item in ranked]}
     slack = {}
     for sub in ("initial", "final", "max", "min"):
         values = _numbers(comms, "slack", sub)

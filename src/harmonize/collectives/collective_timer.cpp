@@ -10,7 +10,7 @@ void CollectiveTimer::add(TimedCall call) noexcept {
   call.after_barrier = token_ == call.comm && call.comm != null_;
   call.delay = call.after_barrier ? token_delay_ : 0.0;
   token_ = null_;  // any collective in between spoils the barrier's pattern
-  if (size_ == kCapacity) {
+  if (buffer_.size() == kCapacity) {
     // Thousands of calls without a barrier: set them aside by communicator
     // (memory only, no communication), counted.
     spills_ += 1;
@@ -19,10 +19,10 @@ void CollectiveTimer::add(TimedCall call) noexcept {
     } catch (const std::bad_alloc&) {
       // Lost on this member alone; the matching's checks (common count,
       // same operation) catch most of the misalignment that follows.
-      size_ = 0;
+      buffer_.clear();
     }
   }
-  buffer_[size_++] = call;
+  buffer_.push_back(call);  // within the capacity reserved: never allocates
   unlock();
 }
 
@@ -35,14 +35,14 @@ void CollectiveTimer::barrier_left(CommId comm, bool in_time, double delay) noex
 
 void CollectiveTimer::drain_locked() {
   // Every barrier drains: most find nothing, and a paired read costs ~150 ns.
-  if (size_ == 0) return;
+  if (buffer_.empty()) return;
   // Benchmarks call one communicator's collectives in a row: one lookup per
   // run of them.
   PendingCalls* pending = nullptr;
   CommId comm = null_;
   // Every stamp in the buffer was taken since the last drain's pair.
   const clock::TickStamp::Pair pair = stamp_.pair();
-  for (std::size_t i = 0; i < size_; ++i) {
+  for (std::size_t i = 0; i < buffer_.size(); ++i) {
     TimedCall& call = buffer_[i];
     call.entry = stamp_.seconds_at(last_pair_, pair, call.entry);
     call.exit = stamp_.seconds_at(last_pair_, pair, call.exit);
@@ -55,7 +55,7 @@ void CollectiveTimer::drain_locked() {
     if (pending->calls.size() < kMaxPending) pending->calls.push_back(call);
   }
   last_pair_ = pair;
-  size_ = 0;
+  buffer_.clear();
 }
 
 void CollectiveTimer::forget(CommId comm) noexcept {
@@ -63,7 +63,7 @@ void CollectiveTimer::forget(CommId comm) noexcept {
   try {
     drain_locked();
   } catch (...) {
-    size_ = 0;  // memory: what was buffered is lost on this member alone
+    buffer_.clear();  // memory: what was buffered is lost on this member alone
   }
   const auto found = pending_.find(comm);
   if (found != pending_.end()) {

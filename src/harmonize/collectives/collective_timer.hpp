@@ -10,7 +10,6 @@
 //
 // Pure: a communicator is an id here (mpi/comm_id.hpp makes
 // MPI handles ids), so that the timer is unit tested without MPI.
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <unordered_map>
@@ -67,7 +66,12 @@ class CollectiveTimer {
         concurrent_(concurrent),
         null_(null),
         last_pair_(stamp_.pair()),
-        token_(null) {}
+        token_(null) {
+    // Reserved, not filled: pages are touched only as calls come (a job of
+    // barriers alone never does; 256 KB per process otherwise, which
+    // thousands of simulated ranks in one process feel).
+    buffer_.reserve(kCapacity);
+  }
   CollectiveTimer(const CollectiveTimer&) = delete;
   CollectiveTimer& operator=(const CollectiveTimer&) = delete;
 
@@ -117,8 +121,7 @@ class CollectiveTimer {
   const CommId null_;
   clock::TickStamp::Pair last_pair_;  // taken at the last drain
   mutable std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
-  std::array<TimedCall, kCapacity> buffer_{};
-  std::size_t size_ = 0;
+  std::vector<TimedCall> buffer_;
   CommId token_;  // the last barrier left in time, until a collective; else null_
   double token_delay_ = 0;
   std::unordered_map<CommId, PendingCalls> pending_;
