@@ -41,8 +41,9 @@ def test_report_schema_and_consistency(tmp_path):
         check_distribution(world[key])
     assert world["exit_skew"]["count"] == 500
     # A call's need travels with the next call and is counted at the one
-    # after: the last two calls' are not; nor is a need lost to a resync.
-    assert 500 - 2 - world["resyncs"] <= world["need"]["count"] <= 498
+    # after: the last two calls' are not; nor is a need lost to a resync. A
+    # resync counts the previous call's need at once: in the last call, 499.
+    assert 500 - 2 - world["resyncs"] <= world["need"]["count"] <= 498 + min(world["resyncs"], 1)
     assert world["time_in_call"]["count"] == 1000  # both ranks
     summary = [line for line in result.stderr.splitlines() if line.startswith("harmonize: mode=harmonize")]
     assert len(summary) == 1 and "MPI_COMM_WORLD: 500 barriers" in summary[0] and str(path) in summary[0]
