@@ -21,6 +21,14 @@ int receive(MPI_Comm comm, int source, int tag, std::vector<double>& message, co
   return PMPI_Recv(message.data(), count, MPI_DOUBLE, source, tag, comm, MPI_STATUS_IGNORE);
 }
 
+bool absorbed(const TreeMerger& merger, std::span<const double> message) {
+  try {
+    return merger.absorb(message);
+  } catch (...) {  // out of memory: this subtree is lost, not the others
+    return false;
+  }
+}
+
 }  // namespace
 
 void merge_up_tree(MPI_Comm comm, int tag, const TreeMerger& merger) {
@@ -38,12 +46,19 @@ void merge_up_tree(MPI_Comm comm, int tag, const TreeMerger& merger) {
     const char* call = "";
     if (const int rc = receive(comm, child, tag, message, call); rc != MPI_SUCCESS) {
       merger.missing({child, last, step, describe_mpi_error(call, rc)});
-    } else if (!merger.absorb(message)) {
-      merger.missing({child, last, step, "its records are unreadable (a bug)"});
+    } else if (!absorbed(merger, message)) {
+      merger.missing({child, last, step, "its records are unreadable or too large to merge"});
     }
   }
   if (const int parent = tree_parent(rank); parent >= 0) {
-    const std::vector<double> up = merger.encode();
+    // The parent waits for this message whatever happens here: an empty one
+    // (unreadable there) rather than none.
+    std::vector<double> up;
+    try {
+      up = merger.encode();
+    } catch (...) {
+      up.clear();
+    }
     // A failed send shows at the parent, which names the subtree.
     (void)PMPI_Send(up.data(), static_cast<int>(up.size()), MPI_DOUBLE, parent, tag, comm);
   }

@@ -30,8 +30,10 @@ struct TreeMerger {
 };
 
 // Runs this process's part of the tree on `comm` with `tag`. MPI failures
-// are reported through `merger.missing` (receiving) or ignored (sending: the
-// parent reports it); nothing is thrown.
+// and exceptions of `absorb` are reported through `merger.missing`
+// (receiving) or ignored (sending: the parent reports it); every process
+// sends its parent one message whatever happens, so nobody waits forever;
+// nothing is thrown.
 void merge_up_tree(MPI_Comm comm, int tag, const TreeMerger& merger);
 
 }  // namespace harmonize::sync
