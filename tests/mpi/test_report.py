@@ -2,9 +2,7 @@
 import json
 import subprocess
 
-import pytest
-
-from conftest import MPI_FLAVOR, LIBRARY, PROGRAMS, clean_environment, mpiexec_command, run_mpi
+from conftest import LIBRARY, PROGRAMS, clean_environment, mpiexec_command, run_mpi
 
 DISTRIBUTION_KEYS = {"count", "mean", "min", "p50", "p90", "p99", "max"}
 
@@ -181,9 +179,6 @@ def test_virtual_nodes_are_the_nodes_of_the_line(tmp_path):
 
 # --- issue 26: the records merged up a tree, and a message of it lost --------
 
-@pytest.mark.skipif(MPI_FLAVOR == "mpich",
-                    reason="the preloaded shim does not take over the library's PMPI_Recv under "
-                           "MPICH here (not understood yet); the path is the same code on both")
 def test_a_lost_message_of_the_merge_is_named_and_the_rest_reported(tmp_path):
     """World rank 0's receive of ranks 2-3's records fails (a preloaded shim):
     one line names them and the message, the report keeps ranks 0-1 and says
