@@ -124,14 +124,18 @@ CommSummary summary_of(const CommStats& combined, AnyCounts any) {
   return summary;
 }
 
+void copy_root_slack(CommStats& to, const CommStats& root) {
+  for (const auto seconds : {&CommStats::slack_initial, &CommStats::slack_final,
+                             &CommStats::slack_max, &CommStats::slack_min})
+    to.*seconds = root.*seconds;
+}
+
 CommStats root_header(const CommStats& root) {
   CommStats header;
   header.name = root.name;
   header.size = root.size;
   header.kind = root.kind;
-  for (const auto seconds : {&CommStats::slack_initial, &CommStats::slack_final,
-                             &CommStats::slack_max, &CommStats::slack_min})
-    header.*seconds = root.*seconds;
+  copy_root_slack(header, root);
   return header;
 }
 

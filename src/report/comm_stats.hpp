@@ -172,6 +172,8 @@ struct AnyCounts {
 // Associative, so records can be combined in any grouping (a tree).
 void add_ranks(CommStats& total, const CommStats& more, Merge merge);
 
+// The slack fields, which only the communicator's rank 0 holds, from `root`.
+void copy_root_slack(CommStats& to, const CommStats& root);
 // A record holding only `root`'s name, size, kind and slack, to add ranks to.
 CommStats root_header(const CommStats& root);
 // root_header(per_rank[0]) with every rank added (add_ranks).

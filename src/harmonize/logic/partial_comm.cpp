@@ -97,9 +97,7 @@ void merge_into(PartialComm& into, const PartialComm& more) {
   report::add_ranks(into.stats, more.stats, merge_of(into.key));
   if (more.root_rank < into.root_rank) {
     into.root_rank = more.root_rank;
-    for (const auto seconds : {&report::CommStats::slack_initial, &report::CommStats::slack_final,
-                               &report::CommStats::slack_max, &report::CommStats::slack_min})
-      into.stats.*seconds = more.stats.*seconds;
+    report::copy_root_slack(into.stats, more.stats);
     if (!more.stats.not_harmonized_reason.empty())
       into.stats.not_harmonized_reason = more.stats.not_harmonized_reason;
     into.missed_any = more.missed_any;
