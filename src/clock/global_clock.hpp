@@ -23,6 +23,9 @@ class GlobalClock {
     return models_.error_bound().at_time(global_time);
   }
   const ErrorBound& error_bound() const noexcept { return models_.error_bound(); }
+  double likely_error_at(double global_time) const noexcept {
+    return models_.error_bound().likely_at(global_time);
+  }
   const TimeSource& source() const { return *source_; }
   GlobalClock with_models(ModelStack models) const {
     return GlobalClock(*source_, std::move(models));

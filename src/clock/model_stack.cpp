@@ -7,9 +7,9 @@ namespace harmonize::clock {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x4b4c4348;  // "HCLK" little-endian
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 constexpr std::size_t kHeader = 3 * sizeof(std::uint32_t);
-constexpr std::size_t kBoundBytes = 3 * sizeof(double);
+constexpr std::size_t kBoundBytes = 5 * sizeof(double);
 constexpr std::size_t kLevelBytes = 2 * sizeof(double);
 constexpr std::uint32_t kMaxDepth = 64;  // a corrupted depth must not allocate gigabytes
 
@@ -37,6 +37,8 @@ std::vector<std::byte> ModelStack::serialize() const {
   put(out, bound_.at);
   put(out, bound_.value);
   put(out, bound_.rate);
+  put(out, bound_.likely_value);
+  put(out, bound_.likely_rate);
   for (const LinearModel& level : levels_) {
     put(out, level.slope);
     put(out, level.intercept);
@@ -57,9 +59,11 @@ std::optional<ModelStack> ModelStack::deserialize(std::span<const std::byte> byt
     levels[i] = LinearModel{get<double>(bytes, at), get<double>(bytes, at + sizeof(double))};
   }
   ModelStack stack(std::move(levels));
+  const auto bound_field = [&](std::size_t i) {
+    return get<double>(bytes, kHeader + i * sizeof(double));
+  };
   stack.bound_ =
-      ErrorBound{get<double>(bytes, kHeader), get<double>(bytes, kHeader + sizeof(double)),
-                 get<double>(bytes, kHeader + 2 * sizeof(double))};
+      ErrorBound{bound_field(0), bound_field(1), bound_field(2), bound_field(3), bound_field(4)};
   return stack;
 }
 

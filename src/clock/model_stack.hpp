@@ -42,8 +42,8 @@ class ModelStack {
   std::size_t depth() const noexcept { return levels_.size(); }
   bool operator==(const ModelStack&) const = default;
 
-  // Byte layout (version 2): magic "HCLK", u32 version, u32 depth, the bound
-  // as three IEEE doubles (at, value, rate), then per level two doubles
+  // Byte layout (version 3): magic "HCLK", u32 version, u32 depth, the bound
+  // as five IEEE doubles (at, value, rate, likely_value, likely_rate), then per level two doubles
   // (slope, intercept), all in native byte order - the stack only travels
   // between processes of one job on one machine type. Other versions are
   // refused: a peer of another build must not be read as if it were this one.

@@ -56,6 +56,7 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
                                                              policy_.collectives, thread_multiple_);
   crowding_ = sync::node_crowding(world_);
   clocks_.sync_settings.yield_while_waiting = crowding_.oversubscribed;
+  clocks_.sync_settings.likely_from_scatter = !crowding_.oversubscribed;
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
                                 clocks_.sync_settings.scheme == sync::Scheme::h3hca);
   node_ = sync::node_number(layout_, world_rank_);

@@ -203,6 +203,7 @@ json to_json(const JobReport& r) {
     comm["truth_late_unflagged"] = truth(c.truth_late_unflagged);
     comm["truth_bound_checks"] = truth(c.truth_bound_checks);
     comm["truth_bound_violations"] = truth(c.truth_bound_violations);
+    comm["truth_likely_violations"] = truth(c.truth_likely_violations);
     communicators.push_back(std::move(comm));
   }
   json threads = nullptr;

@@ -16,11 +16,14 @@ namespace harmonize::sync {
 // points have one too, though their uncertainty is unknown. HCA3 widens it by
 // the reference's own bound, so that in a pair's history it is relative to
 // the world reference (sync/error_bound_fit.hpp).
+// `likely` is the 99 % half-width (sync/likely_error.hpp), set once the
+// point's sync is complete; 0 means not set, and the proven bound stands.
 struct FitPoint {
   double t = 0;
   double offset = 0;
   double uncertainty = 0;
   double bound = 0;
+  double likely = 0;
 };
 
 double weight_of(const FitPoint& point);

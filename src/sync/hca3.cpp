@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "sync/likely_error.hpp"
 #include "sync/offset_measure.hpp"
 
 namespace harmonize::sync {
@@ -23,17 +24,28 @@ constexpr double kBoundHorizon = 1.0;
 // of a sync (a sub-communicator's base is the world clock), its own bound
 // plus what the model moves it by is another honest bound, and usually the
 // one that grows slower: the world clock knows its drift from a long history
-// while a new pair knows nothing of it yet. The tighter one a horizon ahead wins.
+// while a new pair knows nothing of it yet. The tighter one a horizon ahead
+// wins, for the proven and the likely bound each.
 clock::ErrorBound bound_for(const PairHistory& history, const clock::LinearModel& model,
                             const clock::GlobalClock& clk) {
-  const clock::ErrorBound pair = error_bound_of(history, model);
+  clock::ErrorBound pair = error_bound_of(history, model);
   if (clk.models().depth() == 0) return pair;  // a raw source: its (zero) bound means nothing
   const double below = pair.at + model.offset_at(pair.at);  // the anchor on clk
-  const clock::ErrorBound moved{pair.at,
-                                clk.error_bound_at(below) + std::abs(model.offset_at(below)),
-                                clk.error_bound().rate + std::abs(model.slope)};
+  const double moved_by = std::abs(model.offset_at(below));
+  const clock::ErrorBound& base = clk.error_bound();
+  const clock::ErrorBound moved{pair.at, base.at_time(below) + moved_by,
+                                base.rate + std::abs(model.slope), base.likely_at(below) + moved_by,
+                                std::min(base.rate, base.likely_rate) + std::abs(model.slope)};
   const double horizon = pair.at + kBoundHorizon;
-  return moved.at_time(horizon) < pair.at_time(horizon) ? moved : pair;
+  if (moved.at_time(horizon) < pair.at_time(horizon)) {
+    pair.value = moved.value;
+    pair.rate = moved.rate;
+  }
+  if (moved.likely_at(horizon) < pair.likely_at(horizon)) {
+    pair.likely_value = moved.likely_value;
+    pair.likely_rate = moved.likely_rate;
+  }
+  return pair;
 }
 
 // LEARN_CLOCK_MODEL, client side: measure against the reference's current
@@ -45,8 +57,10 @@ clock::ModelStack learn_as_client(Transport& group, int reference, const clock::
   if (settings.offset == OffsetAlgorithm::mean_rtt && history.mean_rtt < 0)
     history.mean_rtt = measure_mean_rtt_as_client(group, reference, clk, settings.pingpongs);
   std::vector<FitPoint> points;
+  std::vector<OffsetMeasurement> references;  // what the reference said of its clock, per point
   const auto count = static_cast<std::size_t>(settings.fitpoints < 1 ? 1 : settings.fitpoints);
   points.reserve(count);
+  references.reserve(count);
   // On a loaded machine a process is sometimes descheduled for milliseconds
   // and every exchange of a fit point crosses that gap; such a point is
   // measured again, up to as many extra times as there are fit points.
@@ -60,14 +74,23 @@ clock::ModelStack learn_as_client(Transport& group, int reference, const clock::
       continue;
     }
     history.note_uncertainty(point.uncertainty);
-    // The reference's clock is itself up to its bound away from the world
-    // reference: widened so, every point of the history (whatever the
-    // reference's clock was when it was measured) bounds the offset to the
-    // world reference, and the pair's bound needs no further composition.
-    point.bound += measured.reference_bound;
     points.push_back(point);
+    references.push_back(measured);
   }
   release_reference(group, reference);
+  // The scatter of this sync's points about their own line, before the
+  // reference's bounds widen them all alike. Not set, a likely half-width
+  // is the proven one in every later step.
+  if (settings.likely_from_scatter) assign_likely_widths(points);
+  // The reference's clock is itself up to its bound away from the world
+  // reference: widened so, every point of the history (whatever the
+  // reference's clock was when it was measured) bounds the offset to the
+  // world reference, and the pair's bound needs no further composition.
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    points[i].bound += references[i].reference_bound;
+    if (points[i].likely > 0)
+      points[i].likely = compose_likely(points[i].likely, references[i].reference_likely);
+  }
   history.add(std::move(points), settings.history_syncs, settings.history_seconds);
   const clock::LinearModel model = choose_model(history, settings.model);
   return clk.models().with(model, bound_for(history, model, clk));

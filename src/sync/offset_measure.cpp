@@ -20,8 +20,9 @@ constexpr double kReleased = -1.0;
 // three doubles instead of one made a shared-memory round trip 10-30 ns
 // slower here (up to 5 % of a sync), and the client can evaluate the bound
 // at every later stamp itself.
-using Pong = std::array<double, 1>;           // the reference's stamp
-using PongWithBound = std::array<double, 4>;  // stamp, bound's at, value, rate
+using Pong = std::array<double, 1>;  // the reference's stamp
+// stamp, then the bound: at, value, rate, likely_value, likely_rate
+using PongWithBound = std::array<double, 6>;
 
 struct Exchanges {
   std::vector<Exchange> exchanges;
@@ -43,7 +44,7 @@ Exchanges run_exchanges(Transport& transport, int reference, const clock::Global
       transport.recv(reference, pong);
       e.client_recv = clk.now();
       e.reference = pong[0];
-      run.reference = clock::ErrorBound{pong[1], pong[2], pong[3]};
+      run.reference = clock::ErrorBound{pong[1], pong[2], pong[3], pong[4], pong[5]};
     } else {
       Pong pong{};
       transport.recv(reference, pong);
@@ -59,10 +60,11 @@ Exchanges run_exchanges(Transport& transport, int reference, const clock::Global
 // The reference's largest bound over its stamps. A bound grows away from
 // its anchor on both sides and the stamps are in order, so the largest is at
 // the first or the last.
-double reference_bound_during(const Exchanges& run) {
+template <typename BoundAt>
+double reference_bound_during(const Exchanges& run, BoundAt bound_at) {
   if (run.exchanges.empty()) return 0;
-  return std::max(run.reference.at_time(run.exchanges.front().reference),
-                  run.reference.at_time(run.exchanges.back().reference));
+  return std::max(bound_at(run.reference, run.exchanges.front().reference),
+                  bound_at(run.reference, run.exchanges.back().reference));
 }
 
 }  // namespace
@@ -75,7 +77,12 @@ OffsetMeasurement measure_offset_with_bound(Transport& transport, int reference,
   const FitPoint point = settings.offset == OffsetAlgorithm::mean_rtt
                              ? mean_rtt_offset(run.exchanges, mean_rtt)
                              : skampi_offset(run.exchanges);
-  return OffsetMeasurement{point, reference_bound_during(run), run.reference.rate};
+  return OffsetMeasurement{point,
+                           reference_bound_during(run, [](const clock::ErrorBound& b,
+                                                          double t) { return b.at_time(t); }),
+                           reference_bound_during(run, [](const clock::ErrorBound& b, double t) {
+                             return b.likely_at(t);
+                           })};
 }
 
 FitPoint measure_offset_as_client(Transport& transport, int reference,
@@ -98,7 +105,8 @@ void serve_as_reference(Transport& transport, int client, const clock::GlobalClo
     // inside the client's send/receive window, and as near its middle as we can.
     if (ping[0] == kExchangeWithBound) {
       const clock::ErrorBound& bound = clk.error_bound();
-      const PongWithBound pong{clk.now(), bound.at, bound.value, bound.rate};
+      const PongWithBound pong{clk.now(),  bound.at,           bound.value,
+                               bound.rate, bound.likely_value, bound.likely_rate};
       transport.send(client, pong);
     } else {
       const Pong pong{clk.now()};

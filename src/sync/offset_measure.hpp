@@ -11,18 +11,18 @@ namespace harmonize::sync {
 // reference needs no settings and the two never disagree on how many
 // exchanges (early stop) or measurements (fit points) there are. A pong is
 // the reference's stamp; the first of each measurement also carries the
-// reference clock's error bound (at, value, rate).
+// reference clock's error bound (clock::ErrorBound).
 FitPoint measure_offset_as_client(Transport& transport, int reference,
                                   const clock::GlobalClock& clk, const Settings& settings,
                                   double mean_rtt);
 
-// The same, with what the reference said about its clock: its bound at the
-// latest of its stamps (its clock is at most this far from the world
-// reference during the measurement) and the bound's rate.
+// The same, with what the reference said about its clock: its bound, the
+// proven and the likely one, at the latest of its stamps (its clock is at
+// most this far from the world reference during the measurement).
 struct OffsetMeasurement {
   FitPoint point;
   double reference_bound = 0;
-  double reference_rate = 0;
+  double reference_likely = 0;
 };
 OffsetMeasurement measure_offset_with_bound(Transport& transport, int reference,
                                             const clock::GlobalClock& clk, const Settings& settings,

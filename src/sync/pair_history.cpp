@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sync/error_bound_fit.hpp"
+#include "sync/likely_error.hpp"
 
 namespace harmonize::sync {
 
@@ -55,11 +56,31 @@ std::vector<FitPoint> PairHistory::bound_points() const {
   return points;
 }
 
+namespace {
+
+clock::ErrorBound bound_from(std::span<const FitPoint> points, std::size_t batches,
+                             const clock::LinearModel& model, double max_drift) {
+  const DriftInterval drift = drift_interval(points.first(batches), max_drift);
+  return model_error_bound(points, drift, model, max_drift);
+}
+
+}  // namespace
+
 clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
                                  double max_drift) {
-  const std::vector<FitPoint> points = history.bound_points();
-  const DriftInterval drift = drift_interval(std::span(points).first(history.batches()), max_drift);
-  return model_error_bound(points, drift, model, max_drift);
+  std::vector<FitPoint> points = history.bound_points();
+  clock::ErrorBound bound = bound_from(points, history.batches(), model, max_drift);
+  // The same maths on the likely half-widths gives the likely bound. A point
+  // without one (not set) keeps its proven half-width.
+  for (FitPoint& p : points)
+    if (p.likely > 0) p.bound = std::min(p.bound, p.likely);
+  const clock::ErrorBound likely = bound_from(points, history.batches(), model, max_drift);
+  bound.likely_value = likely.value;
+  // The intervals' rate takes every sync's half-width as a hard limit, at
+  // both ends of the baseline; as a statistic the drift is known ~4x better.
+  bound.likely_rate = std::min(
+      likely.rate, likely_drift_error(std::span(points).first(history.batches()), model.slope));
+  return bound;
 }
 
 namespace {

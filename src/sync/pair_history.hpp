@@ -69,6 +69,8 @@ clock::LinearModel choose_model(const PairHistory& history, ModelKind kind);
 // Two points of one sync are a millisecond apart: the drift they bound
 // (bounds / span, ~1e-3) is far beyond the physical maximum, so only pairs
 // across syncs narrow the drift interval.
+// The likely bound (clock/error_bound.hpp) is the same maths on the points'
+// likely half-widths.
 clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
                                  double max_drift = clock::kMaxRelativeDrift);
 

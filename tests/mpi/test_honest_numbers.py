@@ -76,6 +76,16 @@ def test_the_clock_error_bound_holds_against_ground_truth(tmp_path, btl, nprocs,
     crowded = nprocs > (os.cpu_count() or 1)
     ceiling = 20e-6 if btl is None and not crowded else 200e-6
     assert 0 < world["clock_error_bound"]["p50"] < ceiling, world["clock_error_bound"]
+    # The likely (99 %) bound: within at 99 % of the exits, never above the
+    # proven one. On an oversubscribed node time slices bias whole syncs, and
+    # it is the proven one there.
+    likely = world["clock_error_likely"]
+    assert world["truth_likely_violations"] <= 0.01 * checks, (
+        world["truth_likely_violations"], likely, world["truth_clock_error"])
+    assert likely["count"] == world["clock_error_bound"]["count"]
+    assert likely["max"] <= world["clock_error_bound"]["max"]
+    if crowded:
+        assert likely["p50"] == world["clock_error_bound"]["p50"]
     end = report["clock"]["end_check"]
     assert end["checked"] == nprocs - 1 and end["candidates"] == nprocs - 1, end
     assert end["inconsistent"] == 0, end

@@ -71,6 +71,9 @@ def test_clock_and_exit_skew_against_truth(harmonized, scheme):
     assert float(row["resync_per_call_s"]) >= 0.0
     assert int(row["bound_violations"]) == 0
     assert float(row["clock_error_max_s"]) <= float(row["error_bound_p50_s"]) * 1.5
+    # The likely bound holds too, and is the tighter one.
+    assert int(row["likely_violations"]) == 0
+    assert float(row["likely_bound_max_s"]) < float(row["error_bound_p50_s"])
     assert float(row["clock_error_max_s"]) < 1e-6
     assert float(row["clock_error_end_s"]) < 2e-6
     assert 0 < float(row["exit_skew_p99_s"]) < 2e-6

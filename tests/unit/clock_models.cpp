@@ -36,7 +36,7 @@ TEST_CASE("a model stack survives serialization bit for bit", "[clock]") {
   stack.push({1e-300, -0.0});
   stack.push({0.0, 1e9});
   const auto bytes = stack.serialize();
-  CHECK(bytes.size() == 12 + 24 + 3 * 16);  // header, bound, levels
+  CHECK(bytes.size() == 12 + 40 + 3 * 16);  // header, bound, levels
   const auto back = ModelStack::deserialize(bytes);
   REQUIRE(back.has_value());
   CHECK(*back == stack);

@@ -94,3 +94,14 @@ TEST_CASE("with an arrival pattern, exit skews are measured against it", "[logic
   CHECK(outcome.truth_exit_skew == std::vector<double>{1.0});
   CHECK(outcome.space_violations == 0);
 }
+
+TEST_CASE("a batch gives per call the largest proven and likely bounds", "[logic]") {
+  std::vector<CallLog> logs(2, CallLog(2));
+  logs[0].add({.bound = 5e-6, .likely = 1e-7});
+  logs[1].add({.bound = 2e-6, .likely = 4e-7});
+  std::vector<double> maxima, minima;
+  reduce(logs, maxima, minima);
+  const CallBatchOutcome outcome = combine_batch(maxima, minima, 1, false);
+  CHECK(outcome.clock_bound == std::vector<double>{5e-6});
+  CHECK(outcome.clock_likely == std::vector<double>{4e-7});
+}

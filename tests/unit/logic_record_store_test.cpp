@@ -44,6 +44,8 @@ TEST_CASE("records survive the encoding whole", "[logic][records]") {
   r.pending.push_back({1.5, 2.5, 3.5, true, true});
   r.pending.back().delay = 20e-6;  // HARMONIZE_ARRIVAL's, which the exit skew subtracts
   r.pending.back().truth_delay = 19e-6;
+  r.pending.back().bound = 4e-6;
+  r.pending.back().likely = 3e-7;
   store.retire(r, CommKind::intra, false);
   const auto back = decoded(store);
   REQUIRE(back.size() == 1);
@@ -58,6 +60,8 @@ TEST_CASE("records survive the encoding whole", "[logic][records]") {
   CHECK(back[0].pending[0].late);
   CHECK(back[0].pending[0].delay == 20e-6);
   CHECK(back[0].pending[0].truth_delay == 19e-6);
+  CHECK(back[0].pending[0].bound == 4e-6);
+  CHECK(back[0].pending[0].likely == 3e-7);
   // Malformed data is refused, never read past its end.
   std::vector<double> cut = store.encode();
   cut.resize(cut.size() / 2);

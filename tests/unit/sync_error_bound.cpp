@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sync/error_bound_fit.hpp"
+#include "sync/likely_error.hpp"
 #include "sync/offset_estimate.hpp"
 #include "sync/pair_history.hpp"
 
@@ -118,7 +119,13 @@ TEST_CASE("a pair's history bounds its model with a few points per sync", "[sync
   const LinearModel model = choose_model(history, ModelKind::linear);
   const ErrorBound bound = error_bound_of(history, model, 100.0);
   const DriftInterval drift = drift_interval(std::span(points).first(2), 100.0);
-  CHECK(bound == model_error_bound(points, drift, model, 100.0));
+  const ErrorBound proven = model_error_bound(points, drift, model, 100.0);
+  CHECK(bound.at == proven.at);
+  CHECK(bound.value == proven.value);
+  CHECK(bound.rate == proven.rate);
+  // No point has a likely half-width: the likely bound is the proven one.
+  CHECK(bound.likely_value == proven.value);
+  CHECK(bound.likely_rate == proven.rate);
   // Rigorous with all points too, and at most as tight.
   const ErrorBound all = model_error_bound(history.all_points(), drift, model, 100.0);
   CHECK(all.value <= bound.value);
@@ -126,4 +133,24 @@ TEST_CASE("a pair's history bounds its model with a few points per sync", "[sync
   CHECK(drift.low < 4.0);
   CHECK(drift.high > 4.0);
   CHECK(bound.rate < 1.5);  // a second of baseline pins the drift
+}
+
+TEST_CASE("the likely bound is the same maths on the likely half-widths", "[sync][bound]") {
+  PairHistory history;
+  // Offsets within +-0.25 of a line of drift 4, proven only within +-1.
+  history.add({{0.0, 1, 1, 1, 0.25}, {0.001, 1.1, 1, 1.5, 0.25}, {0.002, 1, 1, 1, 0.25}}, 8, 30);
+  history.add({{1.0, 5, 1, 1, 0.25}, {1.001, 4.9, 1, 2, 0.25}, {1.002, 5, 1, 1, 0.5}}, 8, 30);
+  const LinearModel model = choose_model(history, ModelKind::linear);
+  const ErrorBound bound = error_bound_of(history, model, 100.0);
+  auto points = history.bound_points();
+  for (FitPoint& p : points) p.bound = std::min(p.bound, p.likely);
+  const DriftInterval drift = drift_interval(std::span(points).first(2), 100.0);
+  const ErrorBound likely = model_error_bound(points, drift, model, 100.0);
+  CHECK(bound.likely_value == likely.value);
+  // Two syncs leave no degree of freedom to check their widths with: the
+  // drift is the intervals' (sync/likely_error.hpp).
+  CHECK(std::isinf(likely_drift_error(std::span(points).first(2), model.slope)));
+  CHECK(bound.likely_rate == likely.rate);
+  CHECK(bound.likely_value < 0.5 * bound.value);
+  CHECK(bound.likely_rate < 0.5 * bound.rate);
 }

@@ -3,7 +3,7 @@
 namespace harmonize::logic {
 namespace {
 
-constexpr std::size_t kMaxFields = 7;
+constexpr std::size_t kMaxFields = 8;
 
 }  // namespace
 
@@ -18,6 +18,7 @@ std::vector<double> CallLog::pack_for_max() const {
     out[4 * n + i] = calls_[i].late ? 1.0 : 0.0;
     out[5 * n + i] = calls_[i].bound;
     out[6 * n + i] = calls_[i].truth_error;
+    out[7 * n + i] = calls_[i].likely;
   }
   return out;
 }
@@ -38,9 +39,11 @@ CallBatchOutcome combine_batch(std::span<const double> maxima, std::span<const d
   CallBatchOutcome outcome;
   outcome.exit_skew.reserve(n);
   outcome.clock_bound.reserve(n);
+  outcome.clock_likely.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     outcome.exit_skew.push_back(maxima[i] - minima[i]);
     outcome.clock_bound.push_back(maxima[5 * n + i]);
+    outcome.clock_likely.push_back(maxima[7 * n + i]);
     if (with_truth) {
       outcome.truth_exit_skew.push_back(maxima[n + i] - minima[n + i]);
       outcome.truth_clock_error.push_back(maxima[6 * n + i]);

@@ -20,9 +20,11 @@ struct CallTimes {
   // This process saw the deadline in time but left more than the late-exit
   // threshold after it (descheduled while spinning): its flag is 0 too.
   bool late = false;
-  // This process's clock-error bound at the exit (clock::ErrorBound), and
-  // with test clocks its true error there (|global - reference|).
+  // This process's clock-error bound at the exit (clock::ErrorBound), its
+  // likely (99 %) bound, and with test clocks its true error there
+  // (|global - reference|).
   double bound = 0;
+  double likely = 0;
   double truth_error = 0;
   // HARMONIZE_ARRIVAL: how long after the deadline this process was to
   // leave, on the global clock and (test clocks) on the truth, whose
@@ -38,6 +40,7 @@ struct CallBatchOutcome {
   std::vector<double> exit_skew;          // max - min (exit_global - delay), per call
   std::vector<double> truth_exit_skew;    // max - min (exit_truth - delay), per call
   std::vector<double> clock_bound;        // max bound over the processes, per call
+  std::vector<double> clock_likely;       // max likely bound over the processes, per call
   std::vector<double> truth_clock_error;  // max true clock error over the processes, per call
   std::uint64_t missed_any = 0;           // calls in which any process missed
   std::uint64_t late_any = 0;             // calls in which any process left late (and none missed)
@@ -54,7 +57,7 @@ class CallLog {
   std::span<const CallTimes> calls() const { return calls_; }
 
   // Layout for an element-wise MAX reduction: [exit_global..., exit_truth...,
-  // enter_truth..., missed..., late..., bound..., truth_error...] and for
+  // enter_truth..., missed..., late..., bound..., truth_error..., likely...] and for
   // MIN: [exit_global..., exit_truth..., exit_truth...], the first two of
   // exits less their delays, the last of the exits themselves (whether
   // anybody left before the last one entered).

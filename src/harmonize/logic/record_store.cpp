@@ -8,7 +8,7 @@
 namespace harmonize::logic {
 namespace {
 
-constexpr std::size_t kPendingFields = 9;  // per pending call, see append_record
+constexpr std::size_t kPendingFields = 10;  // per pending call, see append_record
 
 }  // namespace
 
@@ -19,6 +19,7 @@ void absorb(CommRecord& root, const CallBatchOutcome& outcome) {
   add_all(root.stats.exit_skew, outcome.exit_skew);
   add_all(root.stats.truth_exit_skew, outcome.truth_exit_skew);
   add_all(root.stats.clock_error_bound, outcome.clock_bound);
+  add_all(root.stats.clock_error_likely, outcome.clock_likely);
   add_all(root.stats.truth_clock_error, outcome.truth_clock_error);
   root.missed_any += outcome.missed_any;
   root.late_any += outcome.late_any;
@@ -104,6 +105,7 @@ void append_record(std::vector<double>& out, const CommRecord& r) {
     out.push_back(call.missed ? 1.0 : 0.0);
     out.push_back(call.late ? 1.0 : 0.0);
     out.push_back(call.bound);
+    out.push_back(call.likely);
     out.push_back(call.truth_error);
     out.push_back(call.delay);
     out.push_back(call.truth_delay);
@@ -139,6 +141,7 @@ std::optional<std::vector<CommRecord>> decode_records(std::span<const double> in
       call.missed = in[at++] != 0;
       call.late = in[at++] != 0;
       call.bound = in[at++];
+      call.likely = in[at++];
       call.truth_error = in[at++];
       call.delay = in[at++];
       call.truth_delay = in[at++];

@@ -217,6 +217,7 @@ void BarrierProtocol::observed() {
   call.exit_global = clock_.clock().now();
   if (truth) call.exit_truth = settings_.truth->now();
   call.bound = clock_.clock().error_bound_at(call.exit_global);
+  call.likely = clock_.clock().likely_error_at(call.exit_global);
   if (truth) check_true_exit(kNoDeadline, call);
   log_.add(call);
   record_.stats.calls += 1;
@@ -307,6 +308,7 @@ int BarrierProtocol::harmonized() {
     stats.late_by.add(t - target);
   }
   call.bound = clock->error_bound_at(t);
+  call.likely = clock->likely_error_at(t);
   if (truth) check_true_exit(target, call);
   log_.add(call);
   stats.calls += 1;
@@ -325,6 +327,7 @@ void BarrierProtocol::check_true_exit(double target, logic::CallTimes& call) {
   call.truth_error = std::abs(error);
   record_.stats.truth_bound_checks += 1;
   if (call.truth_error > call.bound) record_.stats.truth_bound_violations += 1;
+  if (call.truth_error > call.likely) record_.stats.truth_likely_violations += 1;
   if (std::isnan(target)) return;  // observed: no deadline to be late for
 
   // The instant of the truth at which the reference clock reads `target`.
