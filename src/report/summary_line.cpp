@@ -28,11 +28,16 @@ std::string missed_text(std::uint64_t missed, double failure_rate, std::uint64_t
 }
 
 // A skew measured on the global clock is only as good as that clock: its
-// error bound (median over the calls) and the clock check at the end.
+// error bound (median over the calls), its likely bound where tighter, and
+// the clock check at the end.
 std::string clock_error_text(const CommSummary& c, const std::optional<ClockCheckInfo>& check) {
   std::vector<std::string> parts;
-  if (!c.clock_error_bound.empty())
-    parts.push_back("clock error <= " + format_duration(c.clock_error_bound.percentile(50.0)));
+  if (!c.clock_error_bound.empty()) {
+    const double proven = c.clock_error_bound.percentile(50.0);
+    parts.push_back("clock error <= " + format_duration(proven));
+    if (!c.clock_error_likely.empty() && c.clock_error_likely.percentile(50.0) < proven)
+      parts.push_back("likely <= " + format_duration(c.clock_error_likely.percentile(50.0)));
+  }
   if (check && check->checked > 0) {
     parts.push_back("checked " + format_duration(check->max_offset) + " +- " +
                     format_duration(check->max_uncertainty) + " at end" +

@@ -21,7 +21,7 @@
 namespace harmonize::sync {
 
 inline constexpr double kLikelyCoverage = 3.0;
-inline constexpr double kUnseenAsymmetryShare = 0.5;
+inline constexpr double kUnseenAsymmetryShare = 0.1;
 inline constexpr std::size_t kMinScatterPoints = 3;
 
 // Root mean square of the offsets' residuals about the batch's own weighted

@@ -97,6 +97,13 @@ TEST_CASE("the skew carries the clock-error bound and the end check", "[report][
                              "12 ns +- 400 ns at end), 2 resyncs") != std::string::npos);
   r.clock.end_check->inconsistent = 1;
   CHECK(summary_line(r).find("at end (beyond the bound))") != std::string::npos);
+  // The likely bound follows where it is tighter, and only there.
+  for (int i = 0; i < 3; ++i) r.communicators[0].clock_error_likely.add(180e-9);
+  CHECK(summary_line(r).find("likely") == std::string::npos);
+  r.communicators[0].clock_error_likely = {};
+  for (int i = 0; i < 3; ++i) r.communicators[0].clock_error_likely.add(30e-9);
+  CHECK(summary_line(r).find("(clock error <= 180 ns, likely <= 30 ns, checked ") !=
+        std::string::npos);
 }
 
 TEST_CASE("the collective calls timed are counted in the line", "[report][summary]") {

@@ -112,12 +112,12 @@ TEST_CASE("the true error lies within the reported bound (simulator)", "[sync][s
     CHECK(maximum(later.bounds) < 50e-6);
     CHECK(median(later.bounds) < 10e-6);
   }
-  // The likely bound: as honest, and tighter than the proven one right after
-  // the sync (half of it for an asymmetry no scatter shows, composed across
-  // levels as variances).
+  // The likely bound: as honest, and a fraction of the proven one right
+  // after the sync (a tenth of it kept for an asymmetry no scatter shows,
+  // composed across levels as variances; 0.09 of it measured).
   CHECK(likely_right_after.fraction() >= 0.99);
   CHECK(likely_later.fraction() >= 0.99);
-  CHECK(maximum(likely_right_after.bounds) < 0.8 * maximum(right_after.bounds));
+  CHECK(maximum(likely_right_after.bounds) < 0.25 * maximum(right_after.bounds));
   const std::string label = std::string(to_string(kind)) + " x" + std::to_string(syncs);
   print((label + " right after").c_str(), right_after);
   print((label + " 10 ms - 2 s").c_str(), later);
