@@ -125,6 +125,8 @@ def assert_clock_honest(record):
     bound is a useful one; returns its median."""
     checks, violations = record["truth_bound_checks"], record["truth_bound_violations"]
     assert checks > 0 and violations <= 0.01 * checks, record
+    # The likely (99 %) bound too: over the lab's TCP, between the nodes.
+    assert record["truth_likely_violations"] <= 0.01 * checks, record
     bound = record["clock_error_bound"]["p50"]
     assert bound <= USEFUL_BOUND, record["clock_error_bound"]
     return bound
