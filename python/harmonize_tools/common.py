@@ -6,6 +6,10 @@ Launchers and MPIs
     kind_from_version_text(text)   'openmpi' | 'mpich' | 'srun' | None
     detect_kind(launcher)          the same, from `<launcher> --version`
     library_mpi(path)              ('openmpi' | 'mpich', needed libmpi) of a shared object
+Settings of a run
+    setting_variable(key)          'slack' -> 'HARMONIZE_SLACK'; MPI library settings
+                                   (OMPI_MCA_*, MPIR_CVAR_*) kept as they are
+    setting_mpi(variable)          'openmpi' | 'mpich' | None: whose setting it is
 Durations
     parse_duration(text, ...)      '2.5us' -> 2.5e-06 seconds
 Arrival patterns (HARMONIZE_ARRIVAL)
@@ -45,6 +49,32 @@ MPI_OF_NEEDED = ((re.compile(r"^libmpich"), "mpich"),
 
 class UnknownLauncher(ValueError):
     """A launcher whose MPI cannot be told; the message says what it printed."""
+
+
+HARMONIZE_PREFIX = "HARMONIZE_"
+# The MPI libraries' own settings a run may carry besides the library's
+# (harmonize-ab's sides, harmonize-run --set): Open MPI's MCA parameters,
+# whose names after the prefix are lower case and kept as given, and MPICH's
+# control variables, upper case.
+MPI_SETTING_PREFIXES = {"OMPI_MCA_": "openmpi", "MPIR_CVAR_": "mpich"}
+
+
+def setting_variable(key):
+    """The environment variable a setting's KEY names: `slack` and
+    `HARMONIZE_SLACK` (any case) -> 'HARMONIZE_SLACK';
+    `OMPI_MCA_coll_tuned_use_dynamic_rules` as it is (the prefix in any
+    case); `mpir_cvar_allreduce_intra_algorithm` -> upper case."""
+    upper = key.upper()
+    if upper.startswith("OMPI_MCA_"):
+        return "OMPI_MCA_" + key[len("OMPI_MCA_"):]
+    if upper.startswith("MPIR_CVAR_"):
+        return upper
+    return upper if upper.startswith(HARMONIZE_PREFIX) else HARMONIZE_PREFIX + upper
+
+
+def setting_mpi(variable):
+    """'openmpi' or 'mpich' for an MPI library's setting, None for the library's own."""
+    return next((mpi for prefix, mpi in MPI_SETTING_PREFIXES.items() if variable.startswith(prefix)), None)
 
 
 def split_launcher(command):

@@ -9,7 +9,9 @@ to the launcher unchanged, in order):
   --config FILE                  set HARMONIZE_CONFIG (made absolute; must exist)
   --set KEY=VALUE                set HARMONIZE_KEY=VALUE (repeatable; KEY may be
                                  given with or without the HARMONIZE_ prefix,
-                                 in any case: `--set slack=20us`)
+                                 in any case: `--set slack=20us`); an MPI
+                                 library's own setting (OMPI_MCA_*, MPIR_CVAR_*)
+                                 is set as it is, for the launcher's MPI only
   --library PATH                 the libharmonize.so to preload
   --launcher PATH                the launcher to use (default: mpiexec, mpirun
                                  or srun, the first found on PATH)
@@ -37,7 +39,10 @@ How the environment reaches the ranks:
   srun       --export=ALL,LD_PRELOAD=...,HARMONIZE_...=...
 An existing LD_PRELOAD is kept, after libharmonize.so. Every HARMONIZE_*
 variable of the caller's environment is forwarded as well (HARMONIZE_LIBRARY
-is consumed here and not forwarded).
+is consumed here and not forwarded), and so is every OMPI_MCA_* or
+MPIR_CVAR_* given with --set. A setting of the other MPI (MPIR_CVAR_* with
+Open MPI's launcher, OMPI_MCA_* with MPICH's) is a usage error: it would
+change nothing.
 
 Exit status: the launcher's (which is the program's), 2 for a usage error
 (including a library of the other MPI given with --library), 127 when the
@@ -50,9 +55,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from .common import MPI_NAMES, UnknownLauncher, detect_kind, library_mpi, tools_dir
+from .common import (HARMONIZE_PREFIX, MPI_NAMES, UnknownLauncher, detect_kind, library_mpi,
+                     setting_mpi, setting_variable, tools_dir)
 
-PREFIX = "HARMONIZE_"
+PREFIX = HARMONIZE_PREFIX
 MODES = ("off", "observe", "harmonize")
 KINDS = ("openmpi", "mpich", "srun", "direct")
 LIBRARY_NAME = "libharmonize.so"
@@ -143,17 +149,26 @@ def parse_options(argv):
 
 
 def setting_to_variable(setting):
-    """`slack=20us` / `HARMONIZE_SLACK=20us` -> ('HARMONIZE_SLACK', '20us')."""
+    """`slack=20us` / `HARMONIZE_SLACK=20us` -> ('HARMONIZE_SLACK', '20us');
+    `OMPI_MCA_btl=self,tcp` -> ('OMPI_MCA_btl', 'self,tcp')."""
     key, eq, value = setting.partition("=")
     key = key.strip()
     if not eq or not key:
         raise UsageError(f"--set {setting!r}: expected KEY=VALUE")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
         raise UsageError(f"--set {setting!r}: {key!r} is not a variable name")
-    key = key.upper()
-    if not key.startswith(PREFIX):
-        key = PREFIX + key
-    return key, value
+    return setting_variable(key), value
+
+
+def check_settings_fit(options, kind):
+    """An MPI library's setting for the other MPI would change nothing: say so
+    before the run (srun and direct runs may carry either)."""
+    for setting in options["settings"]:
+        name, _ = setting_to_variable(setting)
+        owner = setting_mpi(name)
+        if owner and kind in MPI_NAMES and owner != kind:
+            raise UsageError(f"--set {setting!r}: {name} is {MPI_NAMES[owner]}'s setting, but the launcher "
+                             f"is {MPI_NAMES[kind]}'s: it would change nothing")
 
 
 def library_candidates(script_dir, environ):
@@ -322,6 +337,7 @@ def build_command(options, program, environ, script_dir):
             kind = detect_kind(launcher)
         except UnknownLauncher as error:
             raise UsageError(str(error)) from error
+    check_settings_fit(options, kind)
     library, origin = match_launcher_mpi(library, origin, kind, launcher, script_dir, environ)
     check_preloadable(library, origin)
     variables = rank_environment(options, library, environ)

@@ -35,6 +35,20 @@ def test_side_settings_split_only_before_a_key():
     assert sides.parse_side("s:arrival=rank:0:5us") == ("s", [("HARMONIZE_ARRIVAL", "rank:0:5us")])
 
 
+def test_sides_take_the_mpi_librarys_own_settings():
+    # Open MPI's parameter names stay as written; MPICH's CVARs are upper case.
+    assert sides.parse_side("alg4:OMPI_MCA_coll_tuned_allreduce_algorithm=4,MODE=observe") == \
+        ("alg4", [("OMPI_MCA_coll_tuned_allreduce_algorithm", "4"), ("HARMONIZE_MODE", "observe")])
+    assert sides.parse_side("rd:mpir_cvar_allreduce_intra_algorithm=recursive_doubling") == \
+        ("rd", [("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "recursive_doubling")])
+    assert sides.parse_side("two:OMPI_MCA_btl=self,tcp,slack=1us") == \
+        ("two", [("OMPI_MCA_btl", "self,tcp"), ("HARMONIZE_SLACK", "1us")])
+    assert [name for name, _ in sides.parse_sweep("OMPI_MCA_coll_tuned_bcast_algorithm=1,2,6")] == \
+        ["1", "2", "6"]
+    assert sides.define_side("alg4", [("OMPI_MCA_coll_tuned_allreduce_algorithm", "4")], "w") == \
+        {"mode": "harmonize", "config": None, "settings": ["OMPI_MCA_coll_tuned_allreduce_algorithm=4"]}
+
+
 def test_side_definition_defaults_to_harmonize():
     assert sides.define_side("late", [("HARMONIZE_ARRIVAL", "rank:0:5us")], "w") == \
         {"mode": "harmonize", "config": None, "settings": ["HARMONIZE_ARRIVAL=rank:0:5us"]}
@@ -181,11 +195,13 @@ def stand_in_library():
     pytest.skip("no libm to preload as a stand-in")
 
 
-def run_ab(output, *arguments, log=None):
-    env = {k: v for k, v in clean_environment().items() if not k.startswith("HARMONIZE_")}
+def run_ab(output, *arguments, log=None, extra_env=None):
+    env = {k: v for k, v in clean_environment().items()
+           if not k.startswith(("HARMONIZE_", "OMPI_MCA_", "MPIR_CVAR_"))}
     env.pop("LD_PRELOAD", None)
     if log:
         env["FAKE_LOG"] = str(log)
+    env.update(extra_env or {})
     return subprocess.run([str(AB), "-o", str(output), "--library", stand_in_library(), "-q",
                            *[str(a) for a in arguments]], env=env, capture_output=True, text=True,
                           timeout=300)
@@ -399,3 +415,24 @@ def test_a_communicators_delta_follows_its_own_ranks():
     assert common.communicator_delta("node:1:3us", 4, 3e-6) == 3e-6
     assert common.communicator_delta("file:/d.txt", 4, 1e-6) is None
     assert common.communicator_delta("none", 4, 0.0) == 0.0
+
+
+def test_sides_of_mpi_library_settings_reach_their_runs(tmp_path):
+    """One side per collective algorithm (issue 27, item 1): every run gets
+    its side's OMPI_MCA_* or MPIR_CVAR_* and the --set for all, interleaved."""
+    log = tmp_path / "log"
+    result = run_ab(tmp_path / "out", "-n", 2, "--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1",
+                    "--sweep", "OMPI_MCA_coll_tuned_allreduce_algorithm=1,4",
+                    "--side", "rd:mpir_cvar_allreduce_intra_algorithm=recursive_doubling",
+                    "--", FAKE, "-n", "4", "osu_allreduce", "-f",
+                    log=log, extra_env={"FAKE_LOG_MPI_SETTINGS": "1"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    every = " OMPI_MCA_coll_tuned_use_dynamic_rules=1"
+    assert log.read_text().splitlines() == [
+        "harmonize none OMPI_MCA_coll_tuned_allreduce_algorithm=1" + every,
+        "harmonize none OMPI_MCA_coll_tuned_allreduce_algorithm=4" + every,
+        "harmonize none MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling" + every] * 2
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text())
+    assert plan["sides"] == ["1", "4", "rd"]
+    assert plan["settings"]["4"] == ["OMPI_MCA_coll_tuned_allreduce_algorithm=4"]
+    assert (tmp_path / "out" / "table.txt").is_file()

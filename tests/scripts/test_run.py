@@ -172,6 +172,34 @@ def test_mpich_command_line(fake_library, tmp_path, monkeypatch):
     assert assignments == genv
 
 
+def test_mpi_library_settings_are_handed_on_as_they_are(fake_library):
+    """OMPI_MCA_* keeps its lower-case parameter name, MPIR_CVAR_* is upper
+    case; neither gets the HARMONIZE_ prefix (issue 27, item 1)."""
+    assignments, command = split_assignments(dry_run(
+        ["--library", fake_library, "--launcher-kind", "openmpi",
+         "--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1", "--set", "ompi_mca_btl=self,vader",
+         "-n", "2", "--", "./bench"]))
+    assert command[1:] == ["-x", "LD_PRELOAD", "-x", "OMPI_MCA_coll_tuned_use_dynamic_rules",
+                           "-x", "OMPI_MCA_btl", "-n", "2", "./bench"]
+    assert assignments["OMPI_MCA_coll_tuned_use_dynamic_rules"] == "1"
+    assert assignments["OMPI_MCA_btl"] == "self,vader"
+    words = dry_run(["--library", fake_library, "--launcher-kind", "mpich",
+                     "--set", "mpir_cvar_allreduce_intra_algorithm=recursive_doubling", "--", "./bench"])
+    assert words[words.index("-genv") + 3:words.index("-genv") + 6] == [
+        "-genv", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "recursive_doubling"]
+
+
+@pytest.mark.parametrize("kind, setting, message", [
+    ("openmpi", "MPIR_CVAR_BCAST_INTRA_ALGORITHM=binomial", "is MPICH's setting, but the launcher is Open MPI's"),
+    ("mpich", "OMPI_MCA_coll_tuned_use_dynamic_rules=1", "is Open MPI's setting, but the launcher is MPICH's"),
+])
+def test_a_setting_of_the_other_mpi_is_a_usage_error(fake_library, kind, setting, message):
+    result = run_script(["--library", fake_library, "--launcher-kind", kind, "--dry-run", "--set", setting,
+                         "--", "./bench"])
+    assert result.returncode == 2
+    assert message in result.stderr and "it would change nothing" in result.stderr
+
+
 def test_existing_preload_of_our_library_is_not_doubled(fake_library):
     env = script_environment(LD_PRELOAD=f"{fake_library} /x/y.so")
     assignments, _ = split_assignments(dry_run(["--library", fake_library, "--launcher-kind", "mpich",
@@ -251,6 +279,7 @@ def test_openmpi_ranks_see_preload_and_variables(tmp_path):
     """Two real ranks print their environment: every variable arrived."""
     env = script_environment(LD_PRELOAD="")
     result = run_script(["--library", LIBRARY, "--mode", "off", "--set", "quiet=1",
+                         "--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1",
                          "--oversubscribe", "-n", "2", "--", "env"], env=env)
     assert result.returncode == 0, result.stderr
     ranks = [line for line in result.stdout.splitlines() if line.startswith("OMPI_COMM_WORLD_RANK=")]
@@ -259,6 +288,7 @@ def test_openmpi_ranks_see_preload_and_variables(tmp_path):
     assert lines.count(f"LD_PRELOAD={LIBRARY}") == 2
     assert lines.count("HARMONIZE_MODE=off") == 2
     assert lines.count("HARMONIZE_QUIET=1") == 2
+    assert lines.count("OMPI_MCA_coll_tuned_use_dynamic_rules=1") == 2
 
 
 @needs_openmpi
@@ -288,7 +318,7 @@ def test_mpich_hydra_ranks_see_preload_and_variables():
     if stand_in is None:
         pytest.skip("no libm to preload as a stand-in")
     args = ["--launcher", "mpiexec.mpich", "--library", stand_in, "--mode", "observe",
-            "-n", "2", "--", "env"]
+            "--set", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling", "-n", "2", "--", "env"]
     result = run_script(args)
     # Hydra itself sometimes loses its control socket to a non-MPI program
     # that exits at once, on a loaded machine ("HYDU_sock_write ... Broken
@@ -300,6 +330,7 @@ def test_mpich_hydra_ranks_see_preload_and_variables():
     assert sorted(line for line in lines if line.startswith("PMI_RANK=")) == ["PMI_RANK=0", "PMI_RANK=1"]
     assert lines.count(f"LD_PRELOAD={stand_in}") == 2
     assert lines.count("HARMONIZE_MODE=observe") == 2
+    assert lines.count("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling") == 2
 
 
 # ------------------------------------------------ paths the loader cannot preload (issue 8, item 8)

@@ -42,12 +42,17 @@ examples:
       (sides native, 0us, 1us, 5us, 20us, 100us: process 0 arrives late by that much;
        b(delta) per size in table.txt, arrival.csv and plots/arrival-allreduce.png)
   harmonize-ab --side t0:ARRIVAL=none --side late:ARRIVAL=ranks:0,3:10us -- ...
+  harmonize-ab -n 5 -o algs --set OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+      --sweep OMPI_MCA_coll_tuned_allreduce_algorithm=1,2,3,4,5,6 -- mpiexec -n 4 ./osu_allreduce -f
+      (one side per Open MPI allreduce algorithm, harmonized, interleaved)
 
 --side NAME:KEY=VALUE,KEY=VALUE: KEY is a HARMONIZE_ variable (prefix optional;
-MODE defaults to harmonize); a comma starts a new setting only before KEY= in
-capitals. --sweep KEY=V1,V2,...: one side per value; a value without ':'
-replaces the last ':' field of the first (rank:0:0us,5us -> rank:0:5us); the
-side is named after what differs (5us), else after the whole value.
+MODE defaults to harmonize) or an MPI library's own setting (OMPI_MCA_* for Open
+MPI, MPIR_CVAR_* for MPICH: passed to the ranks as the launcher needs, refused
+with the other MPI's launcher); a comma starts a new setting only before KEY=.
+--sweep KEY=V1,V2,...: one side per value; a value without ':' replaces the
+last ':' field of the first (rank:0:0us,5us -> rank:0:5us); the side is named
+after what differs (5us), else after the whole value.
 
 delta per call (the collective itself): its 95% interval is the wider of the
 pooled calls' and a cluster bootstrap over runs (runs resampled with replacement,
@@ -84,7 +89,8 @@ def build_parser():
     for side in "abc":
         parser.add_argument(f"--config-{side}", metavar="FILE", help=f"preset for side {side.upper()}")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="HARMONIZE_* override for every side (prefix optional, repeatable)")
+                        help="HARMONIZE_* override (prefix optional) or MPI library setting "
+                             "(OMPI_MCA_*, MPIR_CVAR_*) for every side, repeatable")
     for side in "abc":
         parser.add_argument(f"--set-{side}", action="append", default=[], metavar="KEY=VALUE",
                             help=f"override for side {side.upper()} only")

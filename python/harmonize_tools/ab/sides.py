@@ -1,7 +1,9 @@
 """Named sides and --sweep: pure functions over the command line's text, no
 I/O (an arrival pattern's delay is common.pattern_delta's).
 
-A side is a name with a mode, an optional preset and HARMONIZE_* settings.
+A side is a name with a mode, an optional preset and settings: HARMONIZE_*
+ones, and the MPI library's own (OMPI_MCA_*, MPIR_CVAR_*), e.g. one side per
+collective algorithm.
 A, B and C are predefined (observe, harmonize, off); `--side NAME:KEY=VALUE,...`
 defines more, `--sweep KEY=V1,V2,...` one per value. Errors are ValueError
 with a message naming the argument, which the command line turns into a
@@ -9,9 +11,9 @@ usage error.
 """
 import re
 
-from ..common import pattern_delta
+from ..common import HARMONIZE_PREFIX, pattern_delta, setting_variable
 
-PREFIX = "HARMONIZE_"
+PREFIX = HARMONIZE_PREFIX
 MODES = ("off", "observe", "harmonize")
 PREDEFINED = {"A": "observe", "B": "harmonize", "C": "off"}
 NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -27,9 +29,9 @@ RESERVED = {"HARMONIZE_REPORT": "harmonize-ab sets it per run",
 
 
 def variable_name(key):
-    """`arrival` / `HARMONIZE_ARRIVAL` -> 'HARMONIZE_ARRIVAL' (as harmonize-run --set)."""
-    key = key.upper()
-    return key if key.startswith(PREFIX) else PREFIX + key
+    """`arrival` / `HARMONIZE_ARRIVAL` -> 'HARMONIZE_ARRIVAL' (as harmonize-run --set);
+    an MPI library's setting as it is (common.setting_variable)."""
+    return setting_variable(key)
 
 
 def split_settings(text):
@@ -39,7 +41,8 @@ def split_settings(text):
     for item in SETTING_BOUNDARY.split(text):
         key, eq, value = item.partition("=")
         if not eq or not KEY.fullmatch(key):
-            raise ValueError(f"{item!r} is not KEY=VALUE (KEY a HARMONIZE_ variable, prefix optional)")
+            raise ValueError(f"{item!r} is not KEY=VALUE (KEY a HARMONIZE_ variable, prefix optional, "
+                             "or an MPI library's OMPI_MCA_* or MPIR_CVAR_*)")
         if not value:
             raise ValueError(f"{key}= has no value")
         settings.append((variable_name(key), value))
