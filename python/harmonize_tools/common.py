@@ -51,7 +51,7 @@ class UnknownLauncher(ValueError):
     """A launcher whose MPI cannot be told; the message says what it printed."""
 
 
-HARMONIZE_PREFIX = "HARMONIZE_"
+LIBRARY_PREFIX = "HARMONIZE_"
 # The MPI libraries' own settings a run may carry besides the library's
 # (harmonize-ab's sides, harmonize-run --set): Open MPI's MCA parameters,
 # whose names after the prefix are lower case and kept as given, and MPICH's
@@ -69,7 +69,7 @@ def setting_variable(key):
         return "OMPI_MCA_" + key[len("OMPI_MCA_"):]
     if upper.startswith("MPIR_CVAR_"):
         return upper
-    return upper if upper.startswith(HARMONIZE_PREFIX) else HARMONIZE_PREFIX + upper
+    return upper if upper.startswith(LIBRARY_PREFIX) else LIBRARY_PREFIX + upper
 
 
 def setting_mpi(variable):

@@ -55,10 +55,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from .common import (HARMONIZE_PREFIX, MPI_NAMES, UnknownLauncher, detect_kind, library_mpi,
+from .common import (LIBRARY_PREFIX, MPI_NAMES, UnknownLauncher, detect_kind, library_mpi,
                      setting_mpi, setting_variable, tools_dir)
 
-PREFIX = HARMONIZE_PREFIX
+PREFIX = LIBRARY_PREFIX
 MODES = ("off", "observe", "harmonize")
 KINDS = ("openmpi", "mpich", "srun", "direct")
 LIBRARY_NAME = "libharmonize.so"

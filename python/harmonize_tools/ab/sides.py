@@ -11,9 +11,9 @@ usage error.
 """
 import re
 
-from ..common import HARMONIZE_PREFIX, pattern_delta, setting_variable
+from ..common import LIBRARY_PREFIX, pattern_delta, setting_variable
 
-PREFIX = HARMONIZE_PREFIX
+PREFIX = LIBRARY_PREFIX
 MODES = ("off", "observe", "harmonize")
 PREDEFINED = {"A": "observe", "B": "harmonize", "C": "off"}
 NAME = re.compile(r"[A-Za-z0-9_.-]+")
