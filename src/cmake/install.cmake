@@ -8,7 +8,8 @@ install(TARGETS harmonize EXPORT harmonizeTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/harmonize DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/harmonize-run ${PROJECT_SOURCE_DIR}/scripts/harmonize-ab
-  ${PROJECT_SOURCE_DIR}/scripts/harmonize-lab DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
+  ${PROJECT_SOURCE_DIR}/scripts/harmonize-lab ${PROJECT_SOURCE_DIR}/scripts/harmonize-tune
+  DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
 # The launchers find the package in ../share/harmonize/python (docs/python.md).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/harmonize_tools
   DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/python FILES_MATCHING PATTERN "*.py"

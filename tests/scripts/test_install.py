@@ -21,7 +21,7 @@ def test_install_layout(prefix):
     assert libdirs, list(prefix.rglob("libharmonize*"))
     lib = prefix / libdirs[0]
     assert (prefix / "include/harmonize/mpix_harmonize.h").exists()
-    for tool in ("harmonize-run", "harmonize-ab", "harmonize-lab", "harmonize-example",
+    for tool in ("harmonize-run", "harmonize-ab", "harmonize-lab", "harmonize-tune", "harmonize-example",
                  "harmonize-clockcheck", "harmonize-config"):
         assert os.access(prefix / "bin" / tool, os.X_OK), tool
     assert (prefix / "share/harmonize/config/default.env").exists()
@@ -48,7 +48,8 @@ def test_installed_tools_import_the_installed_package(prefix):
     (docs/python.md), not from the sources."""
     package = prefix / "share/harmonize/python/harmonize_tools"
     assert (package / "common.py").exists() and (package / "ab" / "cli.py").exists()
-    for tool, words in (("harmonize-ab", "usage: harmonize-ab"), ("harmonize-lab", "harmonize-lab:")):
+    for tool, words in (("harmonize-ab", "usage: harmonize-ab"), ("harmonize-lab", "harmonize-lab:"),
+                        ("harmonize-tune", "usage: harmonize-tune")):
         result = subprocess.run([prefix / "bin" / tool, "--help"], capture_output=True, text=True,
                                 env=clean_environment(PYTHONDONTWRITEBYTECODE="1"))
         assert result.returncode == 0 and words in result.stdout, result.stderr

@@ -249,7 +249,8 @@ def collective_points(reports):
     """Per (communicator, operation, bytes, root) of the library reports of
     one side: calls and valid calls summed over runs; per figure each run's
     median over its calls (thousands of calls a run, where OSU prints one
-    average), and the runs' histograms pooled (figure + "_pool")."""
+    average), and the runs' histograms pooled (figure + "_pool"), and kept
+    per run (figure + "_runs"; the valid calls' as "valid_" + figure + "_runs")."""
     points = {}
     for report in reports:
         run_pools = {}  # this run's own histograms, per key and figure (the bootstrap's units)
@@ -261,7 +262,8 @@ def collective_points(reports):
                                                   **{f: [] for f in COLLECTIVE_FIGURES},
                                                   **{f + "_pool": None for f in COLLECTIVE_FIGURES},
                                                   **{f + "_runs": [] for f in COLLECTIVE_FIGURES},
-                                                  **{f"valid_{f}_pool": None for f in VALID_FIGURES}})
+                                                  **{f"valid_{f}_pool": None for f in VALID_FIGURES},
+                                                  **{f"valid_{f}_runs": [] for f in VALID_FIGURES}})
                 point["calls"] += key.get("calls") or 0
                 point["valid_calls"] += key.get("valid_calls") or 0
                 for figure in COLLECTIVE_FIGURES:
@@ -279,6 +281,8 @@ def collective_points(reports):
                     if histogram:
                         pool = f"valid_{figure}_pool"
                         point[pool] = pool_histograms(point[pool], histogram)
+                        run_pools[ident, "valid_" + figure] = pool_histograms(
+                            run_pools.get((ident, "valid_" + figure)), histogram)
         for (ident, figure), pool in run_pools.items():
             points[ident][figure + "_runs"].append(pool)
     return points

@@ -1,0 +1,270 @@
+"""harmonize-tune: choose each collective's algorithm from harmonized per-call
+measurements, and write the MPI library's own decision file.
+
+usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX] [--runs N]
+                      [--mpi openmpi|mpich] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
+
+BENCHMARK is an OSU Micro-Benchmarks directory (osu_<collective> is found in
+it), an IMB-MPI1 binary (the collective is named to it), or, with a single
+collective, the benchmark program itself.
+
+For each collective the algorithms the library offers are listed by the
+library (Open MPI: ompi_info; MPICH: mpivars), and harmonize-ab runs the
+benchmark once per algorithm and run, interleaved, in mode harmonize: one
+side per algorithm, the library's default among them (Open MPI's 0, MPICH's
+auto). DIR/<collective> holds those runs and harmonize-ab's tables
+(harmonize-ab.txt); the same command again continues them. Per communicator size and message size the algorithms are
+ranked by the t_global of the valid calls against the default's (harmonize-ab's
+ratio with its 95 % interval over calls and runs); the fastest one that is
+decidedly faster than the default is chosen, else the default stays (a tie).
+
+Written in DIR: decisions.csv and table.txt (every comparison, the choice,
+the ties), and the library's decision file: ompi-coll-rules.conf for Open MPI
+(use with OMPI_MCA_coll_tuned_use_dynamic_rules=1
+OMPI_MCA_coll_tuned_dynamic_rules_filename=FILE) or mpich-coll-selection.json
+for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE).
+
+exit status: 0 done, 1 some runs failed (decided from the others), 2 usage
+error or algorithms that cannot be listed, 3 no usable run.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..ab import runner, stats
+from ..common import UnknownLauncher, detect_kind, split_launcher, tools_dir
+from . import algorithms as algorithms_module
+from . import decide as decide_module
+from . import rules
+
+EXIT_USAGE, EXIT_NO_RUNS = 2, 3
+IMB_NAMES = {"allgather": "Allgather", "allreduce": "Allreduce", "alltoall": "Alltoall",
+             "barrier": "Barrier", "bcast": "Bcast", "gather": "Gather", "reduce": "Reduce",
+             "reduce_scatter": "Reduce_scatter", "scatter": "Scatter"}
+RULES_FILE = {"openmpi": "ompi-coll-rules.conf", "mpich": "mpich-coll-selection.json"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="harmonize-tune", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--collectives", default="allreduce,bcast",
+                        help="comma-separated (default %(default)s); of: "
+                             + ", ".join(algorithms_module.COLLECTIVES))
+    parser.add_argument("--sizes", help="message sizes MIN:MAX in bytes, handed to the benchmark "
+                                        "(OSU -m, IMB -msglog); default: the benchmark's own")
+    parser.add_argument("--runs", "-n", type=int, default=5, help="runs per algorithm (default 5; 3 "
+                                                                  "at least to decide)")
+    parser.add_argument("--mpi", choices=("openmpi", "mpich"),
+                        help="the MPI library (default: told from the launcher's --version)")
+    parser.add_argument("--ompi-info", default="ompi_info", help=argparse.SUPPRESS)
+    parser.add_argument("--mpivars", default="mpivars", help=argparse.SUPPRESS)
+    parser.add_argument("--library", help="the libharmonize.so to preload (as harmonize-ab)")
+    parser.add_argument("-o", "--output", required=True, help="output directory")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    return parser
+
+
+def split_command(command):
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        raise UsageError("no benchmark command after `--`")
+    return command
+
+
+def benchmark_position(argv):
+    """Index of the benchmark in `argv` (after the launcher and its options):
+    the first word that is a directory or an executable file."""
+    for index, word in enumerate(argv):
+        path = Path(word)
+        if index > 0 and (path.is_dir() or (path.is_file() and os.access(path, os.X_OK))):
+            return index
+    return None
+
+
+def benchmark_command(command, collective, sizes, single):
+    """The command line that measures `collective`."""
+    launcher, _ = split_launcher(command)
+    position = benchmark_position(command) if launcher else 0
+    if position is None:
+        raise UsageError(f"no benchmark program or OSU directory in: {' '.join(command)}")
+    head, program, tail = command[:position], Path(command[position]), command[position + 1:]
+    if program.is_dir():
+        found = sorted(program.rglob(f"osu_{collective}"))
+        if not found:
+            raise UsageError(f"{program}: no osu_{collective} in this OSU directory")
+        extra = ["-m", sizes] if sizes else []
+        return head + [str(found[0])] + extra + tail
+    if program.name.startswith("IMB-"):
+        extra = ["-msglog", ":".join(str(max(0, int(s).bit_length() - 1)) for s in sizes.split(":"))] \
+            if sizes else []
+        return head + [str(program), IMB_NAMES[collective]] + extra + tail
+    if not single:
+        raise UsageError(f"{program.name} is neither an OSU directory nor IMB-MPI1: give one collective")
+    return command
+
+
+def mpi_of(args, command):
+    if args.mpi:
+        return args.mpi
+    launcher, _ = split_launcher(command)
+    try:
+        kind = detect_kind(launcher) if launcher else None
+    except UnknownLauncher:
+        kind = None
+    if kind not in ("openmpi", "mpich"):
+        raise UsageError("cannot tell the MPI library from the launcher: give --mpi openmpi|mpich")
+    return kind
+
+
+def side_options(mpi, collective, values):
+    if mpi == "openmpi":
+        variable = f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}"
+        return ["--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1", "--sweep",
+                f"{variable}={','.join(values)}"]
+    return ["--sweep", f"{algorithms_module.mpich_variable(collective)}={','.join(values)}"]
+
+
+def say(args, text):
+    if not args.quiet:
+        print(f"harmonize-tune: {text}", file=sys.stderr, flush=True)
+
+
+def run_sides(args, script_dir, directory, sides, command):
+    argv = [sys.executable, str(script_dir / "harmonize-ab"), "-n", str(args.runs), "-o", str(directory),
+            "--no-plots", *sides]
+    if (directory / "plan.json").exists():
+        argv.append("--resume")
+    if args.library:
+        argv += ["--library", args.library]
+    if args.quiet:
+        argv.append("-q")
+    directory.mkdir(parents=True, exist_ok=True)
+    # harmonize-ab's own tables go to its directory; its progress (stderr) shows.
+    with open(directory / "harmonize-ab.txt", "w") as table:
+        return subprocess.run(argv + ["--"] + command, stdout=table).returncode
+
+
+def points_of(directory):
+    plan = json.loads((directory / "plan.json").read_text())
+    ok_runs, failed = runner.collect(directory, plan)
+    points = {}
+    for side in plan["sides"]:
+        reports = [run["report"] for run in ok_runs if run["status"]["side"] == side and run["report"]]
+        if reports:
+            points[side] = stats.collective_points(reports)
+    return points, failed
+
+
+def ratio_text(comparison):
+    if not comparison:
+        return "-"
+    mark = "" if comparison["decided"] else "?"
+    return f"{comparison['delta']:.3f} [{comparison['delta_low']:.3f}, {comparison['delta_high']:.3f}]{mark}"
+
+
+def table_text(rows, names):
+    lines = []
+    for row in rows:
+        default = row["default_t_global"]
+        lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']}) "
+                     f"t_global {default * 1e6:.2f} us" if default else
+                     f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})")
+        for algorithm, comparison in row["versus"].items():
+            lines.append(f"    {algorithm:>4} {names.get(algorithm, ''):<40} {ratio_text(comparison)}")
+        choice = row["choice"]
+        lines.append("    -> " + ("tie: the default stays (no algorithm decidedly faster)" if row["tie"] else
+                                  f"{choice} {names.get(choice, '')}: {row['versus'][choice]['delta']:.3f} "
+                                  "of the default's t_global"))
+    return "\n".join(lines) + "\n"
+
+
+def decisions_csv(rows, names):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["operation", "processes", "bytes", "algorithm", "name", "ratio_to_default",
+                     "ratio_low95", "ratio_high95", "decided", "chosen", "tie"])
+    for row in rows:
+        for algorithm, c in row["versus"].items():
+            writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm, names.get(algorithm, ""),
+                             *(["", "", "", ""] if not c else
+                               [c["delta"], c["delta_low"], c["delta_high"], str(c["decided"]).lower()]),
+                             str(row["choice"] == algorithm).lower(), str(row["tie"]).lower()])
+    return buffer.getvalue()
+
+
+def run(args, script_dir):
+    command = split_command(args.command)
+    collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
+    unknown = [c for c in collectives if c not in algorithms_module.COLLECTIVES]
+    if unknown or not collectives:
+        raise UsageError(f"--collectives: unknown {', '.join(unknown) or '(none)'}; of: "
+                         f"{', '.join(algorithms_module.COLLECTIVES)}")
+    if args.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    mpi = mpi_of(args, command)
+    commands = {c: benchmark_command(command, c, args.sizes, len(collectives) == 1) for c in collectives}
+    offered = algorithms_module.list_algorithms(mpi, collectives, args.ompi_info, args.mpivars)
+    output = Path(args.output)
+    output.mkdir(parents=True, exist_ok=True)
+    all_rows, choices, any_failed, names = [], {}, False, {}
+    default = algorithms_module.OMPI_DEFAULT if mpi == "openmpi" else algorithms_module.MPICH_DEFAULT
+    for collective in collectives:
+        values = [value for value, _ in offered[collective]]
+        names.update({value: name for value, name in offered[collective]})
+        listed = ", ".join(f"{v} {n}" if v != n else v for v, n in offered[collective])
+        say(args, f"{collective}: {len(values)} algorithms ({listed}), {args.runs} runs each, "
+                  f"interleaved -> {output / collective}")
+        status = run_sides(args, script_dir, output / collective, side_options(mpi, collective, values),
+                           commands[collective])
+        if status not in (0, 1):
+            say(args, f"{collective}: harmonize-ab ended with status {status}; skipped")
+            any_failed = True
+            continue
+        points, failed = points_of(output / collective)
+        any_failed |= bool(failed) or status == 1
+        rows = decide_module.decide(points, collective, default, values)
+        all_rows += rows
+        choices.update(decide_module.choices_of(rows, collective, default if mpi == "mpich" else None))
+    if not all_rows:
+        print("harmonize-tune: error: no usable run: nothing to decide from", file=sys.stderr)
+        return EXIT_NO_RUNS
+    (output / "table.txt").write_text(table_text(all_rows, names))
+    (output / "decisions.csv").write_text(decisions_csv(all_rows, names))
+    rules_path = output / RULES_FILE[mpi]
+    header = (f"harmonize-tune {' '.join(command)}\nchosen from harmonized per-call t_global "
+              f"(valid calls), {args.runs} runs per algorithm")
+    rules_path.write_text(rules.ompi_rules_text(choices, header) if mpi == "openmpi"
+                          else rules.mpich_tuning_text(choices))
+    sys.stdout.write(table_text(all_rows, names))
+    use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path.resolve()}"
+           if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path.resolve()}")
+    say(args, f"decision file {rules_path}; use it with {use}")
+    return 1 if any_failed else 0
+
+
+def main(argv=None, script_dir=None):
+    argv = sys.argv[1:] if argv is None else argv
+    script_dir = Path(script_dir) if script_dir is not None else tools_dir(__file__)
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args, script_dir)
+    except (UsageError, algorithms_module.AlgorithmsUnknown) as error:
+        print(f"harmonize-tune: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"\nharmonize-tune: interrupted; the runs so far are kept in {args.output}; "
+              "the same command continues them", file=sys.stderr)
+        return 130

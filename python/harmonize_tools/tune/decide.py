@@ -1,0 +1,61 @@
+"""Which algorithm each collective, communicator size and message size
+should use, from harmonized per-call measurements (pure).
+
+Per key the t_global of the valid calls of every algorithm's runs is set
+against the default's (the library deciding alone) as harmonize-ab sets
+two sides against each other: the ratio of the pooled medians, with a 95 %
+interval that is the wider of the calls' and a cluster bootstrap over runs
+(ab.stats.compare_runs). An algorithm is chosen where that interval lies
+wholly below 1 - it is decidedly faster than the default - and among such
+the fastest; else the default stays, and the size is a tie.
+"""
+from ..ab import stats
+
+WORLD = "MPI_COMM_WORLD"
+
+
+def runs_of(point):
+    """The per-run pools to compare: the valid calls' t_global, else all calls'."""
+    return point.get("valid_t_global_runs") or point.get("t_global_runs") or []
+
+
+def decide(points_by_side, operation, default, algorithms):
+    """One row per (communicator size, bytes) of MPI_COMM_WORLD's `operation`
+    calls: each algorithm's comparison with `default`, the choice, and the
+    algorithm closest to the default (for libraries whose file must name one)."""
+    base = points_by_side.get(default) or {}
+    rows = []
+    for ident in sorted(base, key=lambda i: (i[2], -1 if i[3] is None else i[3])):
+        communicator, op, size, _ = ident
+        if communicator != WORLD or op != operation:
+            continue
+        default_point = base[ident]
+        pooled = stats.pooled_median(default_point.get("valid_t_global_pool"))
+        row = {"operation": operation, "processes": default_point.get("size"), "bytes": size,
+               "default": default, "default_t_global": pooled[1] if pooled else None, "versus": {}}
+        for algorithm in algorithms:
+            point = (points_by_side.get(algorithm) or {}).get(ident)
+            if algorithm == default or point is None:
+                continue
+            row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point))
+        faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and c["delta_high"] < 1.0}
+        row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
+        row["tie"] = not faster
+        measured = {a: c for a, c in row["versus"].items() if c}
+        row["closest_to_default"] = min(measured, key=lambda a: abs(measured[a]["delta"] - 1.0)) \
+            if measured else None
+        rows.append(row)
+    return rows
+
+
+def choices_of(rows, collective, default_name=None):
+    """{collective: {processes: [(bytes, algorithm)]}} for rules.py. With
+    `default_name` (MPICH, whose file must name an algorithm) a tie names the
+    algorithm that measured closest to the default."""
+    by_size = {}
+    for row in rows:
+        algorithm = row["choice"]
+        if row["tie"] and default_name:
+            algorithm = row["closest_to_default"] or default_name
+        by_size.setdefault(row["processes"], []).append((row["bytes"], algorithm))
+    return {collective: by_size} if by_size else {}

@@ -1,0 +1,150 @@
+"""harmonize-tune (issue 27): the algorithms the MPI library lists (recorded
+ompi_info and mpivars output of this machine's Open MPI 4.1.4 and MPICH
+4.0.2), the decision files written and read back, and a tuning end to end on
+the stand-in benchmark (tests/fixtures/sweep/fake-mpiexec) whose t_global per
+algorithm and size is known exactly (FAKE_ALGORITHMS): the right algorithm
+is chosen, one no faster than the default leaves a tie, and the files say so."""
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+from conftest import SOURCE_DIR, clean_environment  # noqa: E402
+from harmonize_tools.tune import algorithms, rules  # noqa: E402
+
+TUNE = SOURCE_DIR / "scripts" / "harmonize-tune"
+FAKE = TESTS / "fixtures" / "sweep" / "fake-mpiexec"
+FIXTURES = TESTS / "fixtures" / "tune"
+
+
+# ------------------------------------------------------------------ what the library offers
+
+def test_open_mpi_lists_its_algorithms_with_their_numbers():
+    text = (FIXTURES / "ompi_info-4.1.4.txt").read_text()
+    assert algorithms.parse_ompi_info(text, "allreduce") == [
+        ("0", "ignore"), ("1", "basic_linear"), ("2", "nonoverlapping"), ("3", "recursive_doubling"),
+        ("4", "ring"), ("5", "segmented_ring"), ("6", "rabenseifner")]
+    assert [name for _, name in algorithms.parse_ompi_info(text, "bcast")][:3] == \
+        ["ignore", "basic_linear", "chain"]
+    assert algorithms.parse_ompi_info(text, "scan") == []
+
+
+def test_mpich_choices_are_read_from_the_joined_description():
+    text = (FIXTURES / "mpivars-4.0.2.txt").read_text()
+    choices = {c: [v for v, _ in algorithms.parse_mpivars(text, c)]
+               for c in ("allreduce", "bcast", "alltoall", "barrier")}
+    assert choices == {
+        "allreduce": ["auto", "nb", "smp", "recursive_doubling", "reduce_scatter_allgather"],
+        "bcast": ["auto", "binomial", "nb", "smp", "scatter_recursive_doubling_allgather",
+                  "scatter_ring_allgather"],
+        "alltoall": ["auto", "brucks", "nb", "pairwise", "pairwise_sendrecv_replace", "scattered"],
+        "barrier": ["auto", "nb", "smp", "dissemination"]}
+    # Without the padding the first choice gives, nothing is guessed.
+    assert algorithms.split_choices("auto - Internal selectionnb - Force nonblocking algorithm") == []
+
+
+def test_the_default_comes_first_and_a_library_without_a_list_is_an_error():
+    listed = algorithms.list_algorithms("openmpi", ["allreduce"], ompi_info=str(FIXTURES / "ompi_info"))
+    assert listed["allreduce"][0] == ("0", "ignore")
+    listed = algorithms.list_algorithms("mpich", ["bcast"], mpivars=str(FIXTURES / "mpivars"))
+    assert listed["bcast"][0] == ("auto", "auto")
+    with pytest.raises(algorithms.AlgorithmsUnknown, match="scan: the library lists no algorithms"):
+        algorithms.list_algorithms("openmpi", ["scan"], ompi_info=str(FIXTURES / "ompi_info"))
+    with pytest.raises(algorithms.AlgorithmsUnknown, match="cannot run"):
+        algorithms.list_algorithms("openmpi", ["allreduce"], ompi_info="/nonexistent/ompi_info")
+
+
+# ------------------------------------------------------------------ the decision files
+
+CHOICES = {"allreduce": {4: [(8, "3"), (64, "3"), (1024, "4"), (65536, "0")], 16: [(8, "6")]},
+           "bcast": {4: [(8, "0"), (4096, "6")]}}
+
+
+def test_open_mpi_rules_read_back_to_the_choices():
+    text = rules.ompi_rules_text(CHOICES, "harmonize-tune 2026-11-26\n4 ranks")
+    assert text.startswith("# harmonize-tune 2026-11-26\n# 4 ranks\n2  # collectives\n2  # allreduce\n")
+    assert rules.parse_ompi_rules(text) == {
+        "allreduce": {4: [(0, "3"), (1024, "4"), (65536, "0")], 16: [(0, "6")]},
+        "bcast": {4: [(0, "0"), (4096, "6")]}}
+
+
+def test_mpich_tuning_names_the_functions_and_ends_with_any():
+    parsed = rules.parse_mpich_tuning(rules.mpich_tuning_text(
+        {"allreduce": {2: [(8, "recursive_doubling"), (1024, "nb")], 4: [(8, "smp")]}}))
+    assert parsed == {"allreduce": [
+        (2, [(1023, "MPIR_Allreduce_intra_recursive_doubling"), (None, "MPIR_Allreduce_allcomm_nb")]),
+        (None, [(None, "MPIR_Allreduce_intra_smp")])]}
+
+
+# ------------------------------------------------------------------ end to end on the stand-in
+
+def tune(output, *arguments, algorithms_model=""):
+    env = {k: v for k, v in clean_environment().items()
+           if not k.startswith(("HARMONIZE_", "OMPI_MCA_", "MPIR_CVAR_"))}
+    env.pop("LD_PRELOAD", None)
+    env["FAKE_ALGORITHMS"] = algorithms_model
+    library = next((p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6",
+                                "/lib/aarch64-linux-gnu/libm.so.6") if Path(p).exists()), None)
+    if library is None:
+        pytest.skip("no libm to preload as a stand-in")
+    return subprocess.run([str(TUNE), "-o", str(output), "--library", library, "-q", "--runs", "3",
+                           "--collectives", "allreduce", *arguments, "--", str(FAKE), "-n", "4",
+                           "osu_allreduce"], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_open_mpi_tuning_chooses_the_decidedly_faster_algorithm(tmp_path):
+    # 3 takes half the default's time everywhere, 4 0.4 of it at 1 KiB, 1 twice it,
+    # 2 exactly as long: 3 at 4 and 64 bytes, 4 at 1024.
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  algorithms_model="3:0.5,4:1024=0.4,1:2,2:1.0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = rules.parse_ompi_rules((tmp_path / "out" / "ompi-coll-rules.conf").read_text())
+    assert written == {"allreduce": {4: [(0, "3"), (1024, "4")]}}
+    rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
+    chosen = {(row["bytes"], row["algorithm"]) for row in rows if row["chosen"] == "true"}
+    assert chosen == {("4", "3"), ("64", "3"), ("1024", "4")}
+    by = {(row["bytes"], row["algorithm"]): row for row in rows}
+    assert float(by["4", "3"]["ratio_to_default"]) == pytest.approx(0.5, rel=0.02)
+    assert float(by["4", "1"]["ratio_to_default"]) == pytest.approx(2.0, rel=0.02)
+    assert by["4", "2"]["decided"] == "false" and float(by["4", "2"]["ratio_to_default"]) == 1.0
+    # Every algorithm ran as a side of its own, the default among them, interleaved.
+    plan = json.loads((tmp_path / "out" / "allreduce" / "plan.json").read_text())
+    assert plan["sides"] == ["0", "1", "2", "3", "4", "5", "6"]
+    assert plan["settings"]["all"] == ["OMPI_MCA_coll_tuned_use_dynamic_rules=1"]
+    assert "-> 3 recursive_doubling: 0.500 of the default's t_global" in result.stdout
+
+
+def test_no_faster_algorithm_leaves_the_default_and_says_tie(tmp_path):
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = rules.parse_ompi_rules((tmp_path / "out" / "ompi-coll-rules.conf").read_text())
+    assert written == {"allreduce": {4: [(0, "0")]}}  # 0: the library's own decision
+    assert result.stdout.count("tie: the default stays") == 3
+
+
+def test_mpich_tuning_writes_the_selection_json(tmp_path):
+    result = tune(tmp_path / "out", "--mpi", "mpich", "--mpivars", str(FIXTURES / "mpivars"),
+                  algorithms_model="recursive_doubling:0.5,smp:64=0.25,nb:1.0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    parsed = rules.parse_mpich_tuning((tmp_path / "out" / "mpich-coll-selection.json").read_text())
+    assert parsed == {"allreduce": [(None, [(63, "MPIR_Allreduce_intra_recursive_doubling"),
+                                            (1023, "MPIR_Allreduce_intra_smp"),
+                                            (None, "MPIR_Allreduce_intra_recursive_doubling")])]}
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--mpi", "openmpi", "--collectives", "allreduce,scan2"], "--collectives: unknown scan2"),
+    (["--collectives", "allreduce"], "cannot tell the MPI library from the launcher"),
+    (["--mpi", "openmpi", "--ompi-info", "/nonexistent/ompi_info"], "cannot run"),
+    (["--mpi", "openmpi", "--collectives", "allreduce,bcast"], "give one collective"),
+])
+def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
+    result = tune(tmp_path / "out", *arguments)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "out" / "allreduce").exists()
