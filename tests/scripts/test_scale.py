@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from conftest import BUILD_DIR, SOURCE_DIR, clean_environment
+from harmonize_tools import scale as scale_module
 
 SCRIPT = SOURCE_DIR / "scripts" / "harmonize-scale"
 SMPI_BUILD = BUILD_DIR / "smpi"
@@ -133,3 +134,21 @@ def test_the_tree_merge_of_an_uneven_job_is_complete(tmp_path):
     assert len(world["late_events_per_rank"]) == 300
     # Rank 0 alone measures each call's exit skew, flushed or still pending.
     assert world["exit_skew"]["count"] == barriers
+
+
+def test_more_ranks_than_the_kernel_can_map_are_refused_before_the_run():
+    """SMPI loads one copy of the program per simulated rank: past
+    vm.max_map_count the run would abort mid-start (16 384 ranks at rank
+    6 518 with the default 65 530). Pure, plus the script's refusal."""
+    assert scale_module.check_map_count(4096, 65530) is None
+    assert scale_module.check_map_count(16384, None) is None  # unknown: not refused
+    problem = scale_module.check_map_count(16384, 65530)
+    assert "vm.max_map_count is 65530" in problem and "sysctl -w vm.max_map_count=262144" in problem
+    limit = scale_module.map_count_limit()
+    if limit is None or limit > 10**8:
+        pytest.skip("vm.max_map_count unreadable or too high to exceed")
+    too_many = limit // scale_module.MAPS_PER_RANK + 1
+    result = subprocess.run([str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", str(too_many),
+                             "-o", "/nonexistent/x"], env=clean_environment(), capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2 and "vm.max_map_count" in result.stderr

@@ -127,6 +127,15 @@ def test_no_faster_algorithm_leaves_the_default_and_says_tie(tmp_path):
     assert result.stdout.count("tie: the default stays") == 3
 
 
+def test_a_default_faster_than_every_algorithm_is_no_tie(tmp_path):
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  algorithms_model="1:2,2:2,3:1.5,4:2,5:3,6:2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("the default stays: every algorithm is decidedly slower") == 3
+    rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
+    assert {row["tie"] for row in rows} == {"false"} and {row["chosen"] for row in rows} == {"false"}
+
+
 def test_mpich_tuning_writes_the_selection_json(tmp_path):
     result = tune(tmp_path / "out", "--mpi", "mpich", "--mpivars", str(FIXTURES / "mpivars"),
                   algorithms_model="recursive_doubling:0.5,smp:64=0.25,nb:1.0")

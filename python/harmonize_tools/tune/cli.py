@@ -185,9 +185,14 @@ def table_text(rows, names):
         for algorithm, comparison in row["versus"].items():
             lines.append(f"    {algorithm:>4} {names.get(algorithm, ''):<40} {ratio_text(comparison)}")
         choice = row["choice"]
-        lines.append("    -> " + ("tie: the default stays (no algorithm decidedly faster)" if row["tie"] else
-                                  f"{choice} {names.get(choice, '')}: {row['versus'][choice]['delta']:.3f} "
-                                  "of the default's t_global"))
+        if choice != row["default"]:
+            ratio = row["versus"][choice]["delta"]
+            verdict = f"{choice} {names.get(choice, '')}: {ratio:.3f} of the default's t_global"
+        elif row["tie"]:
+            verdict = "tie: the default stays (no algorithm decidedly faster)"
+        else:
+            verdict = "the default stays: every algorithm is decidedly slower"
+        lines.append("    -> " + verdict)
     return "\n".join(lines) + "\n"
 
 

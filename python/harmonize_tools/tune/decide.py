@@ -7,7 +7,8 @@ two sides against each other: the ratio of the pooled medians, with a 95 %
 interval that is the wider of the calls' and a cluster bootstrap over runs
 (ab.stats.compare_runs). An algorithm is chosen where that interval lies
 wholly below 1 - it is decidedly faster than the default - and among such
-the fastest; else the default stays, and the size is a tie.
+the fastest; else the default stays: a tie when some algorithm could not be
+told from it, else the default is the fastest.
 """
 from ..ab import stats
 
@@ -40,7 +41,8 @@ def decide(points_by_side, operation, default, algorithms):
             row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point))
         faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and c["delta_high"] < 1.0}
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
-        row["tie"] = not faster
+        # The default stays either way; a tie when some algorithm could not be told from it.
+        row["tie"] = not faster and any(not (c and c["decided"]) for c in row["versus"].values())
         measured = {a: c for a, c in row["versus"].items() if c}
         row["closest_to_default"] = min(measured, key=lambda a: abs(measured[a]["delta"] - 1.0)) \
             if measured else None
@@ -55,7 +57,7 @@ def choices_of(rows, collective, default_name=None):
     by_size = {}
     for row in rows:
         algorithm = row["choice"]
-        if row["tie"] and default_name:
+        if algorithm == row["default"] and default_name:
             algorithm = row["closest_to_default"] or default_name
         by_size.setdefault(row["processes"], []).append((row["bytes"], algorithm))
     return {collective: by_size} if by_size else {}
