@@ -18,6 +18,11 @@ ranked by the t_global of the valid calls against the default's (harmonize-ab's
 ratio with its 95 % interval over calls and runs); the fastest one that is
 decidedly faster than the default is chosen, else the default stays (a tie).
 
+Then the file is verified: one more harmonize-ab run, the library deciding
+alone against the library reading the file, interleaved, per call
+(DIR/verify/<collective>, verification.txt and .csv: the ratio with its
+interval per size; --no-verify skips it).
+
 Written in DIR: decisions.csv and table.txt (every comparison, the choice,
 the ties), and the library's decision file: ompi-coll-rules.conf for Open MPI
 (use with OMPI_MCA_coll_tuned_use_dynamic_rules=1
@@ -70,6 +75,8 @@ def build_parser():
     parser.add_argument("--ompi-info", default="ompi_info", help=argparse.SUPPRESS)
     parser.add_argument("--mpivars", default="mpivars", help=argparse.SUPPRESS)
     parser.add_argument("--library", help="the libharmonize.so to preload (as harmonize-ab)")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip the verification (the default against the written file)")
     parser.add_argument("-o", "--output", required=True, help="output directory")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -155,6 +162,57 @@ def run_sides(args, script_dir, directory, sides, command):
     # harmonize-ab's own tables go to its directory; its progress (stderr) shows.
     with open(directory / "harmonize-ab.txt", "w") as table:
         return subprocess.run(argv + ["--"] + command, stdout=table).returncode
+
+
+def verify_sides(mpi, collective, rules_path):
+    """Two sides: the library deciding alone, and the library reading the file."""
+    if mpi == "openmpi":
+        dynamic = "OMPI_MCA_coll_tuned_use_dynamic_rules=1"
+        return ["--side", f"default:{dynamic}",
+                "--side", f"tuned:{dynamic},OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path}"]
+    variable = algorithms_module.mpich_variable(collective)
+    return ["--side", f"default:{variable}=auto",
+            "--side", f"tuned:{variable}=auto,MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path}"]
+
+
+def verification_text(rows):
+    lines = ["verification: t_global of the valid calls with the written file / without it "
+             "(95 % interval over calls and runs; ? undecided)"]
+    for row in rows:
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: "
+                     f"{ratio_text(row['versus'].get('tuned'))}")
+    return "\n".join(lines) + "\n"
+
+
+def verification_csv(rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["operation", "processes", "bytes", "tuned_over_default", "low95", "high95", "decided"])
+    for row in rows:
+        c = row["versus"].get("tuned")
+        writer.writerow([row["operation"], row["processes"], row["bytes"],
+                         *(["", "", "", ""] if not c else
+                           [c["delta"], c["delta_low"], c["delta_high"], str(c["decided"]).lower()])])
+    return buffer.getvalue()
+
+
+def verify(args, script_dir, mpi, commands, rules_path, output):
+    """An A/B of the library's default against the written file, per call,
+    interleaved like the tuning; (rows, any run failed)."""
+    rows, failed_any = [], False
+    for collective, command in commands.items():
+        directory = output / "verify" / collective
+        say(args, f"{collective}: verifying the file: default against tuned, {args.runs} runs each -> {directory}")
+        status = run_sides(args, script_dir, directory, verify_sides(mpi, collective, rules_path.resolve()),
+                           command)
+        if status not in (0, 1):
+            say(args, f"{collective}: the verification's harmonize-ab ended with status {status}")
+            failed_any = True
+            continue
+        points, failed = points_of(directory)
+        failed_any |= bool(failed) or status == 1
+        rows += decide_module.decide(points, collective, "default", ["tuned"])
+    return rows, failed_any
 
 
 def points_of(directory):
@@ -257,6 +315,12 @@ def run(args, script_dir):
     use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path.resolve()}"
            if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path.resolve()}")
     say(args, f"decision file {rules_path}; use it with {use}")
+    if not args.no_verify:
+        checked, failed = verify(args, script_dir, mpi, commands, rules_path, output)
+        any_failed |= failed
+        (output / "verification.txt").write_text(verification_text(checked))
+        (output / "verification.csv").write_text(verification_csv(checked))
+        sys.stdout.write(verification_text(checked))
     return 1 if any_failed else 0
 
 
