@@ -24,7 +24,9 @@ alone against the library reading the file, interleaved, per call
 interval per size; --no-verify skips it).
 
 Written in DIR: decisions.csv and table.txt (every comparison, the choice,
-the ties), and the library's decision file: ompi-coll-rules.conf for Open MPI
+the ties), and the library's decision file (Open MPI: only for collectives
+where an algorithm won somewhere; none at all when the default won
+everywhere): ompi-coll-rules.conf for Open MPI
 (use with OMPI_MCA_coll_tuned_use_dynamic_rules=1
 OMPI_MCA_coll_tuned_dynamic_rules_filename=FILE) or mpich-coll-selection.json
 for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE).
@@ -306,12 +308,21 @@ def run(args, script_dir):
         return EXIT_NO_RUNS
     (output / "table.txt").write_text(table_text(all_rows, names))
     (output / "decisions.csv").write_text(decisions_csv(all_rows, names))
+    sys.stdout.write(table_text(all_rows, names))
+    if mpi == "openmpi":
+        # A collective the default wins everywhere is left to the library: a
+        # rule that only says "0" still costs its lookup in every call.
+        choices = {c: sizes for c, sizes in choices.items()
+                   if any(algorithm != default for rules_ in sizes.values() for _, algorithm in rules_)}
+        commands = {c: command for c, command in commands.items() if c in choices}
+    if not choices:
+        print("no algorithm was decidedly faster than the default anywhere: no decision file written")
+        return 1 if any_failed else 0
     rules_path = output / RULES_FILE[mpi]
     header = (f"harmonize-tune {' '.join(command)}\nchosen from harmonized per-call t_global "
               f"(valid calls), {args.runs} runs per algorithm")
     rules_path.write_text(rules.ompi_rules_text(choices, header) if mpi == "openmpi"
                           else rules.mpich_tuning_text(choices))
-    sys.stdout.write(table_text(all_rows, names))
     use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path.resolve()}"
            if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path.resolve()}")
     say(args, f"decision file {rules_path}; use it with {use}")
