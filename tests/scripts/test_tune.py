@@ -137,6 +137,25 @@ def test_a_default_faster_than_every_algorithm_is_no_tie(tmp_path):
     assert {row["tie"] for row in rows} == {"false"} and {row["chosen"] for row in rows} == {"false"}
 
 
+def test_arrival_chooses_again_under_the_pattern_and_shows_both(tmp_path):
+    """Rank 0 20 us late: the stand-in hides up to half an algorithm's own time
+    of the delay, so 3 (half the default's time) gains less: at 4 bytes
+    (t0 10 us) 5 + 17.5 against 10 + 15 us, 0.9 of the default."""
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--no-verify", "--arrival", "rank:0:20us", algorithms_model="3:0.5")
+    assert result.returncode == 0, result.stdout + result.stderr
+    late = {row["bytes"]: row for row in csv.DictReader((tmp_path / "out" / "decisions-arrival.csv").open())
+            if row["algorithm"] == "3"}
+    assert float(late["4"]["ratio_to_default"]) == pytest.approx(22.5 / 25.0, rel=0.03)
+    assert late["4"]["chosen"] == "true"
+    plan = json.loads((tmp_path / "out" / "allreduce-arrival" / "plan.json").read_text())
+    assert "HARMONIZE_ARRIVAL=rank:0:20us" in plan["settings"]["all"]
+    assert "choices: all arriving together | under rank:0:20us" in result.stdout
+    assert "allreduce P=4 4 B: 3 recursive_doubling (0.500) | 3 recursive_doubling (0.90" in result.stdout
+    assert rules.parse_ompi_rules((tmp_path / "out" / "ompi-coll-rules-arrival.conf").read_text()) == \
+        {"allreduce": {4: [(0, "3")]}}
+
+
 def test_mpich_tuning_writes_the_selection_json(tmp_path):
     result = tune(tmp_path / "out", "--mpi", "mpich", "--mpivars", str(FIXTURES / "mpivars"),
                   algorithms_model="recursive_doubling:0.5,smp:64=0.25,nb:1.0")
@@ -152,6 +171,7 @@ def test_mpich_tuning_writes_the_selection_json(tmp_path):
     (["--collectives", "allreduce"], "cannot tell the MPI library from the launcher"),
     (["--mpi", "openmpi", "--ompi-info", "/nonexistent/ompi_info"], "cannot run"),
     (["--mpi", "openmpi", "--collectives", "allreduce,bcast"], "give one collective"),
+    (["--mpi", "openmpi", "--arrival", "rank:0"], "--arrival:"),
 ])
 def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
     result = tune(tmp_path / "out", *arguments)

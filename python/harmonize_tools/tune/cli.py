@@ -44,7 +44,7 @@ import sys
 from pathlib import Path
 
 from ..ab import runner, stats
-from ..common import UnknownLauncher, detect_kind, split_launcher, tools_dir
+from ..common import UnknownLauncher, detect_kind, pattern_delta, split_launcher, tools_dir
 from . import algorithms as algorithms_module
 from . import decide as decide_module
 from . import rules
@@ -54,6 +54,7 @@ IMB_NAMES = {"allgather": "Allgather", "allreduce": "Allreduce", "alltoall": "Al
              "barrier": "Barrier", "bcast": "Bcast", "gather": "Gather", "reduce": "Reduce",
              "reduce_scatter": "Reduce_scatter", "scatter": "Scatter"}
 RULES_FILE = {"openmpi": "ompi-coll-rules.conf", "mpich": "mpich-coll-selection.json"}
+ARRIVAL_RULES_FILE = {"openmpi": "ompi-coll-rules-arrival.conf", "mpich": "mpich-coll-selection-arrival.json"}
 
 
 class UsageError(Exception):
@@ -77,6 +78,10 @@ def build_parser():
     parser.add_argument("--ompi-info", default="ompi_info", help=argparse.SUPPRESS)
     parser.add_argument("--mpivars", default="mpivars", help=argparse.SUPPRESS)
     parser.add_argument("--library", help="the libharmonize.so to preload (as harmonize-ab)")
+    parser.add_argument("--arrival", metavar="PATTERN",
+                        help="also choose under this arrival pattern (HARMONIZE_ARRIVAL, e.g. rank:0:20us): "
+                             "the algorithm most robust to late processes, beside the one best when "
+                             "all arrive together")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the verification (the default against the written file)")
     parser.add_argument("-o", "--output", required=True, help="output directory")
@@ -270,6 +275,53 @@ def decisions_csv(rows, names):
     return buffer.getvalue()
 
 
+class Tuning:
+    """One pass of harmonize-ab runs over the collectives, every algorithm a side."""
+
+    def __init__(self, args, script_dir, mpi, default, offered, commands, output):
+        self.args, self.script_dir, self.mpi, self.default = args, script_dir, mpi, default
+        self.offered, self.commands, self.output = offered, commands, output
+
+    def pass_over(self, collectives, suffix, extra):
+        """(rows, choices, any run failed) with `extra` harmonize-ab options for every side."""
+        rows, choices, any_failed = [], {}, False
+        for collective in collectives:
+            values = [value for value, _ in self.offered[collective]]
+            listed = ", ".join(f"{v} {n}" if v != n else v for v, n in self.offered[collective])
+            directory = self.output / (collective + suffix)
+            say(self.args, f"{collective}{' ' + ' '.join(extra[1:]) if extra else ''}: {len(values)} algorithms "
+                           f"({listed}), {self.args.runs} runs each, interleaved -> {directory}")
+            status = run_sides(self.args, self.script_dir, directory,
+                               side_options(self.mpi, collective, values) + extra, self.commands[collective])
+            if status not in (0, 1):
+                say(self.args, f"{collective}: harmonize-ab ended with status {status}; skipped")
+                any_failed = True
+                continue
+            points, failed = points_of(directory)
+            any_failed |= bool(failed) or status == 1
+            decided = decide_module.decide(points, collective, self.default, values)
+            rows += decided
+            choices.update(decide_module.choices_of(decided, collective,
+                                                    self.default if self.mpi == "mpich" else None))
+        return rows, choices, any_failed
+
+
+def side_by_side(together, under, pattern, names):
+    """Per size: the choice when all arrive together and under the pattern."""
+    def verdict(row):
+        if row["choice"] == row["default"]:
+            return "default" + (" (tie)" if row["tie"] else "")
+        return f"{row['choice']} {names.get(row['choice'], '')} ({row['versus'][row['choice']]['delta']:.3f})"
+
+    later = {(r["operation"], r["processes"], r["bytes"]): r for r in under}
+    lines = [f"choices: all arriving together | under {pattern}"]
+    for row in together:
+        other = later.get((row["operation"], row["processes"], row["bytes"]))
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {verdict(row)} | "
+                     f"{verdict(other) if other else '-'}")
+    return "\n".join(lines) + "\n"
+
+
 def run(args, script_dir):
     command = split_command(args.command)
     collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
@@ -279,60 +331,68 @@ def run(args, script_dir):
                          f"{', '.join(algorithms_module.COLLECTIVES)}")
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
+    if args.arrival:
+        try:
+            pattern_delta(args.arrival)
+        except ValueError as error:
+            raise UsageError(f"--arrival: {error}") from error
     mpi = mpi_of(args, command)
     commands = {c: benchmark_command(command, c, args.sizes, len(collectives) == 1) for c in collectives}
     offered = algorithms_module.list_algorithms(mpi, collectives, args.ompi_info, args.mpivars)
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
-    all_rows, choices, any_failed, names = [], {}, False, {}
     default = algorithms_module.OMPI_DEFAULT if mpi == "openmpi" else algorithms_module.MPICH_DEFAULT
-    for collective in collectives:
-        values = [value for value, _ in offered[collective]]
-        names.update({value: name for value, name in offered[collective]})
-        listed = ", ".join(f"{v} {n}" if v != n else v for v, n in offered[collective])
-        say(args, f"{collective}: {len(values)} algorithms ({listed}), {args.runs} runs each, "
-                  f"interleaved -> {output / collective}")
-        status = run_sides(args, script_dir, output / collective, side_options(mpi, collective, values),
-                           commands[collective])
-        if status not in (0, 1):
-            say(args, f"{collective}: harmonize-ab ended with status {status}; skipped")
-            any_failed = True
-            continue
-        points, failed = points_of(output / collective)
-        any_failed |= bool(failed) or status == 1
-        rows = decide_module.decide(points, collective, default, values)
-        all_rows += rows
-        choices.update(decide_module.choices_of(rows, collective, default if mpi == "mpich" else None))
+    names = {value: name for algorithms in offered.values() for value, name in algorithms}
+    tuned = Tuning(args, script_dir, mpi, default, offered, commands, output)
+    all_rows, choices, any_failed = tuned.pass_over(collectives, "", [])
     if not all_rows:
         print("harmonize-tune: error: no usable run: nothing to decide from", file=sys.stderr)
         return EXIT_NO_RUNS
     (output / "table.txt").write_text(table_text(all_rows, names))
     (output / "decisions.csv").write_text(decisions_csv(all_rows, names))
     sys.stdout.write(table_text(all_rows, names))
-    if mpi == "openmpi":
-        # A collective the default wins everywhere is left to the library: a
-        # rule that only says "0" still costs its lookup in every call.
-        choices = {c: sizes for c, sizes in choices.items()
-                   if any(algorithm != default for rules_ in sizes.values() for _, algorithm in rules_)}
-        commands = {c: command for c, command in commands.items() if c in choices}
+    if args.arrival:
+        arrival_rows, arrival_choices, failed = tuned.pass_over(
+            collectives, "-arrival", ["--set", f"HARMONIZE_ARRIVAL={args.arrival}"])
+        any_failed |= failed
+        (output / "table-arrival.txt").write_text(table_text(arrival_rows, names))
+        (output / "decisions-arrival.csv").write_text(decisions_csv(arrival_rows, names))
+        sys.stdout.write(side_by_side(all_rows, arrival_rows, args.arrival, names))
+        arrival_choices = kept_choices(mpi, default, arrival_choices)
+        if arrival_choices:
+            write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
+                        f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}")
+    choices = kept_choices(mpi, default, choices)
     if not choices:
         print("no algorithm was decidedly faster than the default anywhere: no decision file written")
         return 1 if any_failed else 0
     rules_path = output / RULES_FILE[mpi]
-    header = (f"harmonize-tune {' '.join(command)}\nchosen from harmonized per-call t_global "
-              f"(valid calls), {args.runs} runs per algorithm")
-    rules_path.write_text(rules.ompi_rules_text(choices, header) if mpi == "openmpi"
-                          else rules.mpich_tuning_text(choices))
+    write_rules(rules_path, mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
+                                          f"per-call t_global (valid calls), {args.runs} runs per algorithm")
     use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path.resolve()}"
            if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path.resolve()}")
     say(args, f"decision file {rules_path}; use it with {use}")
     if not args.no_verify:
-        checked, failed = verify(args, script_dir, mpi, commands, rules_path, output)
+        checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in choices}, rules_path, output)
         any_failed |= failed
         (output / "verification.txt").write_text(verification_text(checked))
         (output / "verification.csv").write_text(verification_csv(checked))
         sys.stdout.write(verification_text(checked))
     return 1 if any_failed else 0
+
+
+def kept_choices(mpi, default, choices):
+    """Open MPI: a collective the default wins everywhere is left to the
+    library, since a rule that only says 0 still costs its lookup in every
+    call (measured: docs/tuning.md). MPICH's file must name every algorithm."""
+    if mpi != "openmpi":
+        return choices
+    return {c: sizes for c, sizes in choices.items()
+            if any(algorithm != default for rules_ in sizes.values() for _, algorithm in rules_)}
+
+
+def write_rules(path, mpi, choices, header):
+    path.write_text(rules.ompi_rules_text(choices, header) if mpi == "openmpi" else rules.mpich_tuning_text(choices))
 
 
 def main(argv=None, script_dir=None):
