@@ -15,7 +15,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_tools.tune import algorithms, rules  # noqa: E402
+from harmonize_tools.tune import algorithms, cli, decide, heatmap, rules  # noqa: E402
 
 TUNE = SOURCE_DIR / "scripts" / "harmonize-tune"
 FAKE = TESTS / "fixtures" / "sweep" / "fake-mpiexec"
@@ -117,6 +117,14 @@ def test_open_mpi_tuning_chooses_the_decidedly_faster_algorithm(tmp_path):
     assert plan["sides"] == ["0", "1", "2", "3", "4", "5", "6"]
     assert plan["settings"]["all"] == ["OMPI_MCA_coll_tuned_use_dynamic_rules=1"]
     assert "-> 3 recursive_doubling: 0.500 of the default's t_global" in result.stdout
+    # The heat map: size x algorithm relative to the fastest (matplotlib is a test dependency).
+    assert (tmp_path / "out" / "heatmap-allreduce-P4.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    points, _ = cli.points_of(tmp_path / "out" / "allreduce")
+    rows = decide.decide(points, "allreduce", "0", [str(a) for a in range(7)])
+    sizes, columns, cells = heatmap.relative_table(rows, "0")
+    assert sizes == [4, 64, 1024] and columns[0] == "0"
+    assert cells[4, "3"] == (1.0, True) and cells[4, "0"][0] == pytest.approx(2.0, rel=0.02)
+    assert cells[1024, "4"] == (1.0, True)
 
 
 def test_no_faster_algorithm_leaves_the_default_and_says_tie(tmp_path):

@@ -24,7 +24,8 @@ alone against the library reading the file, interleaved, per call
 interval per size; --no-verify skips it).
 
 Written in DIR: decisions.csv and table.txt (every comparison, the choice,
-the ties), and the library's decision file (Open MPI: only for collectives
+the ties), heatmap-<collective>-P<processes>.png (size x algorithm, t_global
+relative to the fastest), and the library's decision file (Open MPI: only for collectives
 where an algorithm won somewhere; none at all when the default won
 everywhere): ompi-coll-rules.conf for Open MPI
 (use with OMPI_MCA_coll_tuned_use_dynamic_rules=1
@@ -43,11 +44,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..ab import runner, stats
+from ..ab import plots, runner, stats
 from ..common import UnknownLauncher, detect_kind, pattern_delta, split_launcher, tools_dir
 from . import algorithms as algorithms_module
 from . import decide as decide_module
-from . import rules
+from . import heatmap, rules
 
 EXIT_USAGE, EXIT_NO_RUNS = 2, 3
 IMB_NAMES = {"allgather": "Allgather", "allreduce": "Allreduce", "alltoall": "Alltoall",
@@ -351,6 +352,7 @@ def run(args, script_dir):
     (output / "table.txt").write_text(table_text(all_rows, names))
     (output / "decisions.csv").write_text(decisions_csv(all_rows, names))
     sys.stdout.write(table_text(all_rows, names))
+    draw_heatmaps(args, all_rows, default, names, output, "")
     if args.arrival:
         arrival_rows, arrival_choices, failed = tuned.pass_over(
             collectives, "-arrival", ["--set", f"HARMONIZE_ARRIVAL={args.arrival}"])
@@ -358,6 +360,7 @@ def run(args, script_dir):
         (output / "table-arrival.txt").write_text(table_text(arrival_rows, names))
         (output / "decisions-arrival.csv").write_text(decisions_csv(arrival_rows, names))
         sys.stdout.write(side_by_side(all_rows, arrival_rows, args.arrival, names))
+        draw_heatmaps(args, arrival_rows, default, names, output, "-arrival")
         arrival_choices = kept_choices(mpi, default, arrival_choices)
         if arrival_choices:
             write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
@@ -379,6 +382,21 @@ def run(args, script_dir):
         (output / "verification.csv").write_text(verification_csv(checked))
         sys.stdout.write(verification_text(checked))
     return 1 if any_failed else 0
+
+
+def draw_heatmaps(args, rows, default, names, output, suffix):
+    """heatmap-<collective>-P<processes><suffix>.png per collective and process count."""
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["operation"], row["processes"]), []).append(row)
+    for (operation, processes), group in sorted(groups.items(), key=lambda item: str(item[0])):
+        path = output / f"heatmap-{operation}-P{processes}{suffix}.png"
+        title = f"{operation}, {processes} processes{' under ' + args.arrival if suffix else ''}: t_global / fastest"
+        try:
+            heatmap.draw(group, default, names, title, path)
+        except plots.PlotsUnavailable as error:
+            say(args, str(error))
+            return
 
 
 def kept_choices(mpi, default, choices):
