@@ -83,11 +83,12 @@ def test_mpich_tuning_names_the_functions_and_ends_with_any():
 
 # ------------------------------------------------------------------ end to end on the stand-in
 
-def tune(output, *arguments, algorithms_model=""):
+def tune(output, *arguments, algorithms_model="", native_model=""):
     env = {k: v for k, v in clean_environment().items()
            if not k.startswith(("HARMONIZE_", "OMPI_MCA_", "MPIR_CVAR_"))}
     env.pop("LD_PRELOAD", None)
     env["FAKE_ALGORITHMS"] = algorithms_model
+    env["FAKE_NATIVE_ALGORITHMS"] = native_model
     library = next((p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6",
                                 "/lib/aarch64-linux-gnu/libm.so.6") if Path(p).exists()), None)
     if library is None:
@@ -162,6 +163,26 @@ def test_arrival_chooses_again_under_the_pattern_and_shows_both(tmp_path):
     assert "allreduce P=4 4 B: 3 recursive_doubling (0.500) | 3 recursive_doubling (0.90" in result.stdout
     assert rules.parse_ompi_rules((tmp_path / "out" / "ompi-coll-rules-arrival.conf").read_text()) == \
         {"allreduce": {4: [(0, "3")]}}
+
+
+def test_the_usual_method_is_ranked_and_verified_beside(tmp_path):
+    """After the native barrier the benchmark's averages make 5 look fastest
+    (FAKE_NATIVE_ALGORITHMS), while harmonized per call 3 is: the choices
+    differ, both files are written, and the verification shows what each is
+    worth (the usual one nothing: 5 is as fast as the default per call)."""
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--compare-usual", algorithms_model="3:0.5", native_model="5:0.3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "allreduce P=4 4 B: 3 | 5 (0.300 of the default's average)  <- differ" in result.stdout
+    assert rules.parse_ompi_rules((tmp_path / "out" / "ompi-coll-rules-usual.conf").read_text()) == \
+        {"allreduce": {4: [(0, "5")]}}
+    plan = json.loads((tmp_path / "out" / "allreduce-usual" / "plan.json").read_text())
+    assert {plan["modes"][side] for side in plan["sides"]} == {"observe"} and len(plan["sides"]) == 7
+    verified = {(row["bytes"], row["file"]): row
+                for row in csv.DictReader((tmp_path / "out" / "verification.csv").open())}
+    assert float(verified["4", "tuned"]["over_default"]) == pytest.approx(0.5, rel=0.02)
+    assert float(verified["4", "usual"]["over_default"]) == pytest.approx(1.0, rel=0.02)
+    assert verified["4", "usual"]["decided"] == "false"
 
 
 def test_mpich_tuning_writes_the_selection_json(tmp_path):

@@ -55,6 +55,7 @@ IMB_NAMES = {"allgather": "Allgather", "allreduce": "Allreduce", "alltoall": "Al
              "barrier": "Barrier", "bcast": "Bcast", "gather": "Gather", "reduce": "Reduce",
              "reduce_scatter": "Reduce_scatter", "scatter": "Scatter"}
 RULES_FILE = {"openmpi": "ompi-coll-rules.conf", "mpich": "mpich-coll-selection.json"}
+USUAL_RULES_FILE = {"openmpi": "ompi-coll-rules-usual.conf", "mpich": "mpich-coll-selection-usual.json"}
 ARRIVAL_RULES_FILE = {"openmpi": "ompi-coll-rules-arrival.conf", "mpich": "mpich-coll-selection-arrival.json"}
 
 
@@ -83,6 +84,9 @@ def build_parser():
                         help="also choose under this arrival pattern (HARMONIZE_ARRIVAL, e.g. rank:0:20us): "
                              "the algorithm most robust to late processes, beside the one best when "
                              "all arrive together")
+    parser.add_argument("--compare-usual", action="store_true",
+                        help="also rank the algorithms the usual way (the benchmark's averages after its "
+                             "native barrier, mode observe), write that file too, and verify both")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the verification (the default against the written file)")
     parser.add_argument("-o", "--output", required=True, help="output directory")
@@ -144,7 +148,15 @@ def mpi_of(args, command):
     return kind
 
 
-def side_options(mpi, collective, values):
+def side_options(mpi, collective, values, mode="harmonize"):
+    if mode != "harmonize":
+        # One named side per algorithm in `mode` (a sweep's sides are harmonized).
+        variable = (f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}" if mpi == "openmpi"
+                    else algorithms_module.mpich_variable(collective))
+        sides = ["--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1"] if mpi == "openmpi" else []
+        for value in values:
+            sides += ["--side", f"{value}:MODE={mode},{variable}={value}"]
+        return sides
     if mpi == "openmpi":
         variable = f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}"
         return ["--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1", "--sweep",
@@ -172,54 +184,59 @@ def run_sides(args, script_dir, directory, sides, command):
         return subprocess.run(argv + ["--"] + command, stdout=table).returncode
 
 
-def verify_sides(mpi, collective, rules_path):
-    """Two sides: the library deciding alone, and the library reading the file."""
+def verify_sides(mpi, collective, files):
+    """The library deciding alone, and the library reading each file ({side: path})."""
     if mpi == "openmpi":
         dynamic = "OMPI_MCA_coll_tuned_use_dynamic_rules=1"
-        return ["--side", f"default:{dynamic}",
-                "--side", f"tuned:{dynamic},OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path}"]
+        sides = ["--side", f"default:{dynamic}"]
+        for side, path in files.items():
+            sides += ["--side", f"{side}:{dynamic},OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"]
+        return sides
     variable = algorithms_module.mpich_variable(collective)
-    return ["--side", f"default:{variable}=auto",
-            "--side", f"tuned:{variable}=auto,MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path}"]
+    sides = ["--side", f"default:{variable}=auto"]
+    for side, path in files.items():
+        sides += ["--side", f"{side}:{variable}=auto,MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}"]
+    return sides
 
 
 def verification_text(rows):
     lines = ["verification: t_global of the valid calls with the written file / without it "
              "(95 % interval over calls and runs; ? undecided)"]
     for row in rows:
-        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: "
-                     f"{ratio_text(row['versus'].get('tuned'))}")
+        files = "  ".join(f"{side}: {ratio_text(c)}" for side, c in row["versus"].items())
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {files}")
     return "\n".join(lines) + "\n"
 
 
 def verification_csv(rows):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["operation", "processes", "bytes", "tuned_over_default", "low95", "high95", "decided"])
+    writer.writerow(["operation", "processes", "bytes", "file", "over_default", "low95", "high95", "decided"])
     for row in rows:
-        c = row["versus"].get("tuned")
-        writer.writerow([row["operation"], row["processes"], row["bytes"],
-                         *(["", "", "", ""] if not c else
-                           [c["delta"], c["delta_low"], c["delta_high"], str(c["decided"]).lower()])])
+        for side, c in row["versus"].items():
+            writer.writerow([row["operation"], row["processes"], row["bytes"], side,
+                             *(["", "", "", ""] if not c else
+                               [c["delta"], c["delta_low"], c["delta_high"], str(c["decided"]).lower()])])
     return buffer.getvalue()
 
 
-def verify(args, script_dir, mpi, commands, rules_path, output):
-    """An A/B of the library's default against the written file, per call,
-    interleaved like the tuning; (rows, any run failed)."""
+def verify(args, script_dir, mpi, commands, files, output):
+    """The library's default against each written file ({side: path}), per
+    call, interleaved like the tuning; (rows, any run failed)."""
     rows, failed_any = [], False
     for collective, command in commands.items():
         directory = output / "verify" / collective
-        say(args, f"{collective}: verifying the file: default against tuned, {args.runs} runs each -> {directory}")
-        status = run_sides(args, script_dir, directory, verify_sides(mpi, collective, rules_path.resolve()),
-                           command)
+        say(args, f"{collective}: verifying: default against {', '.join(files)}, {args.runs} runs each "
+                  f"-> {directory}")
+        status = run_sides(args, script_dir, directory,
+                           verify_sides(mpi, collective, {s: p.resolve() for s, p in files.items()}), command)
         if status not in (0, 1):
             say(args, f"{collective}: the verification's harmonize-ab ended with status {status}")
             failed_any = True
             continue
         points, failed = points_of(directory)
         failed_any |= bool(failed) or status == 1
-        rows += decide_module.decide(points, collective, "default", ["tuned"])
+        rows += decide_module.decide(points, collective, "default", list(files))
     return rows, failed_any
 
 
@@ -306,6 +323,51 @@ class Tuning:
                                                     self.default if self.mpi == "mpich" else None))
         return rows, choices, any_failed
 
+    def usual(self, collectives):
+        """The usual method: every algorithm once more in mode observe (the
+        benchmark's native barrier), ranked by the benchmark's own averages.
+        {collective: {(processes, bytes): (algorithm, average / default's)}}."""
+        found = {}
+        for collective in collectives:
+            values = [value for value, _ in self.offered[collective]]
+            directory = self.output / (collective + "-usual")
+            say(self.args, f"{collective}: the usual way, mode observe: {len(values)} algorithms, "
+                           f"{self.args.runs} runs each -> {directory}")
+            status = run_sides(self.args, self.script_dir, directory,
+                               side_options(self.mpi, collective, values, "observe"), self.commands[collective])
+            if status not in (0, 1) or not (directory / "plan.json").exists():
+                continue
+            plan = json.loads((directory / "plan.json").read_text())
+            ok_runs, _ = runner.collect(directory, plan)
+            averages = stats.collect_points([(run["status"]["side"], run["rows"]) for run in ok_runs])
+            found[collective] = decide_module.usual_choices(averages, self.default)
+        return found
+
+
+def usual_choices_of(usual, collectives):
+    """The usual method's choices in rules.py's shape."""
+    choices = {}
+    for collective in collectives:
+        by_size = {}
+        for (processes, size), (algorithm, _) in sorted((usual.get(collective) or {}).items()):
+            by_size.setdefault(processes, []).append((size, algorithm))
+        if by_size:
+            choices[collective] = by_size
+    return choices
+
+
+def usual_text(rows, usual, names):
+    """Per size: harmonize-tune's choice beside the usual method's, and whether they differ."""
+    lines = ["choices: harmonized per-call t_global (decided) | the benchmark's averages after its native barrier"]
+    for row in rows:
+        found = (usual.get(row["operation"]) or {}).get((row["processes"], row["bytes"]))
+        mine = row["choice"] if row["choice"] != row["default"] else f"{row['default']} (default)"
+        theirs = "-" if not found else f"{found[0]} ({found[1]:.3f} of the default's average)"
+        differ = found and found[0] != row["choice"]
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {mine} | {theirs}"
+                     + ("  <- differ" if differ else ""))
+    return "\n".join(lines) + "\n"
+
 
 def side_by_side(together, under, pattern, names):
     """Per size: the choice when all arrive together and under the pattern."""
@@ -375,8 +437,17 @@ def run(args, script_dir):
     use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path.resolve()}"
            if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path.resolve()}")
     say(args, f"decision file {rules_path}; use it with {use}")
+    files = {"tuned": rules_path}
+    if args.compare_usual:
+        usual = tuned.usual(collectives)
+        sys.stdout.write(usual_text(all_rows, usual, names))
+        usual_kept = kept_choices(mpi, default, usual_choices_of(usual, collectives))
+        if usual_kept:
+            files["usual"] = output / USUAL_RULES_FILE[mpi]
+            write_rules(files["usual"], mpi, usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual "
+                        "method: the benchmark's averages after its native barrier")
     if not args.no_verify:
-        checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in choices}, rules_path, output)
+        checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in choices}, files, output)
         any_failed |= failed
         (output / "verification.txt").write_text(verification_text(checked))
         (output / "verification.csv").write_text(verification_csv(checked))

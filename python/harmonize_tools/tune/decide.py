@@ -61,3 +61,19 @@ def choices_of(rows, collective, default_name=None):
             algorithm = row["closest_to_default"] or default_name
         by_size.setdefault(row["processes"], []).append((row["bytes"], algorithm))
     return {collective: by_size} if by_size else {}
+
+
+def usual_choices(points, default):
+    """The usual method, for comparison: per (processes, bytes) the algorithm
+    with the lowest benchmark average (median over runs of what OSU or IMB
+    prints after its native barrier), no interval asked. `points` is
+    ab.stats.collect_points' {(benchmark, processes, size): {side: [avg per run]}}.
+    Returns {(processes, bytes): (algorithm, its average / the default's)}."""
+    chosen = {}
+    for (_, processes, size), by_side in points.items():
+        medians = {side: stats.median(values) for side, values in by_side.items() if values}
+        if default not in medians or not medians[default]:
+            continue
+        best = min(medians, key=lambda side: (medians[side], side != default))
+        chosen[processes, size] = (best, medians[best] / medians[default])
+    return chosen
