@@ -428,16 +428,17 @@ def run(args, script_dir):
             write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
                         f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}")
     choices = kept_choices(mpi, default, choices)
-    if not choices:
+    files, verified = {}, set(choices)
+    if choices:
+        files["tuned"] = output / RULES_FILE[mpi]
+        write_rules(files["tuned"], mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
+                                                  f"per-call t_global (valid calls), {args.runs} runs per algorithm")
+        path = files["tuned"].resolve()
+        use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
+               if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
+        say(args, f"decision file {files['tuned']}; use it with {use}")
+    else:
         print("no algorithm was decidedly faster than the default anywhere: no decision file written")
-        return 1 if any_failed else 0
-    rules_path = output / RULES_FILE[mpi]
-    write_rules(rules_path, mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
-                                          f"per-call t_global (valid calls), {args.runs} runs per algorithm")
-    use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={rules_path.resolve()}"
-           if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={rules_path.resolve()}")
-    say(args, f"decision file {rules_path}; use it with {use}")
-    files = {"tuned": rules_path}
     if args.compare_usual:
         usual = tuned.usual(collectives)
         sys.stdout.write(usual_text(all_rows, usual, names))
@@ -446,8 +447,10 @@ def run(args, script_dir):
             files["usual"] = output / USUAL_RULES_FILE[mpi]
             write_rules(files["usual"], mpi, usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual "
                         "method: the benchmark's averages after its native barrier")
-    if not args.no_verify:
-        checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in choices}, files, output)
+            verified |= set(usual_kept)
+    if files and not args.no_verify:
+        checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in collectives if c in verified},
+                                 files, output)
         any_failed |= failed
         (output / "verification.txt").write_text(verification_text(checked))
         (output / "verification.csv").write_text(verification_csv(checked))
