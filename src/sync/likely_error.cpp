@@ -29,10 +29,14 @@ void assign_likely_widths(std::span<FitPoint> batch) {
 double likely_drift_error(std::span<const FitPoint> representatives, double model_slope) {
   constexpr double kUnknown = std::numeric_limits<double>::infinity();
   if (representatives.size() < kMinDriftSyncs) return kUnknown;
+  // 1 / variance, the standard deviation being likely / kLikelyCoverage.
+  const auto weight = [](const FitPoint& p) {
+    return kLikelyCoverage * kLikelyCoverage / (p.likely * p.likely);
+  };
   double weights = 0, t_sum = 0, offset_sum = 0;
   for (const FitPoint& p : representatives) {
     if (!(p.likely > 0)) return kUnknown;
-    const double w = kLikelyCoverage * kLikelyCoverage / (p.likely * p.likely);
+    const double w = weight(p);
     weights += w;
     t_sum += w * p.t;
     offset_sum += w * p.offset;
@@ -41,7 +45,7 @@ double likely_drift_error(std::span<const FitPoint> representatives, double mode
   const double offset_mean = offset_sum / weights;
   double sxx = 0, sxy = 0;
   for (const FitPoint& p : representatives) {
-    const double w = kLikelyCoverage * kLikelyCoverage / (p.likely * p.likely);
+    const double w = weight(p);
     sxx += w * (p.t - t_mean) * (p.t - t_mean);
     sxy += w * (p.t - t_mean) * (p.offset - offset_mean);
   }
@@ -55,7 +59,7 @@ double likely_drift_error(std::span<const FitPoint> representatives, double mode
   double chi_square = 0;
   for (const FitPoint& p : representatives) {
     const double residual = p.offset - offset_mean - slope * (p.t - t_mean);
-    chi_square += kLikelyCoverage * kLikelyCoverage / (p.likely * p.likely) * residual * residual;
+    chi_square += weight(p) * residual * residual;
   }
   const double dof = static_cast<double>(representatives.size() - 2);
   const double birge = std::max(1.0, std::sqrt(chi_square / dof));

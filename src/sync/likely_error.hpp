@@ -9,10 +9,10 @@
 // the truth shows in how far the measurements of one sync scatter around
 // their own line. So the likely half-width is kLikelyCoverage times that
 // scatter, plus kUnseenAsymmetryShare of the proven half-width for an
-// asymmetry every exchange shares (which no scatter can show), plus the
-// read allowance, and never
-// more than the proven half-width. With fewer than kMinScatterPoints points
-// there is no scatter to see: the proven half-width stands.
+// asymmetry every exchange shares (which no scatter can show), plus the read
+// allowance, and never more than the proven half-width. With fewer than
+// kMinScatterPoints points there is no scatter to see: the proven
+// half-width stands.
 // docs/clock-error.md gives the measurements behind both constants.
 #include <span>
 
@@ -23,6 +23,7 @@ namespace harmonize::sync {
 inline constexpr double kLikelyCoverage = 3.0;
 inline constexpr double kUnseenAsymmetryShare = 0.1;
 inline constexpr std::size_t kMinScatterPoints = 3;
+inline constexpr std::size_t kMinDriftSyncs = 3;
 
 // Root mean square of the offsets' residuals about the batch's own weighted
 // line, over n - 2 degrees of freedom (a line has two). Infinite below
@@ -46,7 +47,6 @@ void assign_likely_widths(std::span<FitPoint> batch);
 // chi-square per degree of freedom). Infinite with fewer than
 // kMinDriftSyncs syncs (no degree of freedom to check the widths with) or
 // points whose likely half-width is unknown: then only the intervals can say.
-inline constexpr std::size_t kMinDriftSyncs = 3;
 double likely_drift_error(std::span<const FitPoint> representatives, double model_slope);
 
 // A point's likely half-width widened by its reference's likely error: the
