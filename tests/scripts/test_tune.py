@@ -188,11 +188,45 @@ def test_the_usual_method_is_ranked_and_verified_beside(tmp_path):
     assert verified["4", "usual"]["decided"] == "false"
 
 
+BUILTIN = {"collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}}},
+           "collective=allreduce": {"comm_type=intra": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+                                    "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}}}}
+
+
+def stand_in_libmpich(tmp_path):
+    """A file holding a selection tree as a string constant, as libmpich does."""
+    path = tmp_path / "libmpich-stand-in.so"
+    path.write_bytes(b"\x7fELF\x00{\"collective=oops\x00" + json.dumps(BUILTIN).encode() + b"\x00tail")
+    return path
+
+
+def test_mpich_files_are_the_librarys_own_tree_with_the_tuned_subtrees():
+    """MPICH's file replaces its whole tree: a collective missing from it
+    aborts the program (MPICH 4.0.2: mpir_coll.c:283 'cnt')."""
+    data = b"junk\x00" + json.dumps(BUILTIN).encode() + b"\x00" + b'{"collective=x": {"comm_type=intra": ' \
+        b'{"composition=MPIDI_X": {}}}}\x00'
+    assert rules.embedded_json_trees(data)[0] == BUILTIN
+    assert rules.mpich_builtin_tuning(data) == BUILTIN  # the MPIR-level one, not the composition
+    merged = rules.merge_mpich_tuning(BUILTIN, rules.mpich_tuning({"allreduce": {4: [(0, "smp")]}}))
+    assert merged["collective=barrier"] == BUILTIN["collective=barrier"]
+    assert merged["collective=allreduce"]["comm_type=inter"] == BUILTIN["collective=allreduce"]["comm_type=inter"]
+    assert merged["collective=allreduce"]["comm_type=intra"] == {
+        "comm_size=any": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_smp": {}}}}
+    libmpich = Path("/usr/lib/x86_64-linux-gnu/libmpich.so.12")
+    if libmpich.exists():
+        builtin = rules.mpich_builtin_tuning(libmpich.read_bytes())
+        assert "collective=barrier" in builtin and "collective=allreduce" in builtin
+
+
 def test_mpich_tuning_writes_the_selection_json(tmp_path):
     result = tune(tmp_path / "out", "--mpi", "mpich", "--mpivars", str(FIXTURES / "mpivars"),
+                  "--mpich-library", str(stand_in_libmpich(tmp_path)),
                   algorithms_model="recursive_doubling:0.5,smp:64=0.25,nb:1.0")
     assert result.returncode == 0, result.stdout + result.stderr
-    parsed = rules.parse_mpich_tuning((tmp_path / "out" / "mpich-coll-selection.json").read_text())
+    written = json.loads((tmp_path / "out" / "mpich-coll-selection.json").read_text())
+    assert written["collective=barrier"] == BUILTIN["collective=barrier"]  # the library's own, kept
+    assert "comm_type=inter" in written["collective=allreduce"]
+    parsed = rules.parse_mpich_tuning(json.dumps(written), only=("allreduce",))
     assert parsed == {"allreduce": [(None, [(63, "MPIR_Allreduce_intra_recursive_doubling"),
                                             (1023, "MPIR_Allreduce_intra_smp"),
                                             (None, "MPIR_Allreduce_intra_recursive_doubling")])]}

@@ -40,6 +40,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,7 @@ def build_parser():
                         help="the MPI library (default: told from the launcher's --version)")
     parser.add_argument("--ompi-info", default="ompi_info", help=argparse.SUPPRESS)
     parser.add_argument("--mpivars", default="mpivars", help=argparse.SUPPRESS)
+    parser.add_argument("--mpich-library", help=argparse.SUPPRESS)  # default: the libmpich mpivars runs with
     parser.add_argument("--library", help="the libharmonize.so to preload (as harmonize-ab)")
     parser.add_argument("--arrival", metavar="PATTERN",
                         help="also choose under this arrival pattern (HARMONIZE_ARRIVAL, e.g. rank:0:20us): "
@@ -402,6 +404,8 @@ def run(args, script_dir):
     mpi = mpi_of(args, command)
     commands = {c: benchmark_command(command, c, args.sizes, len(collectives) == 1) for c in collectives}
     offered = algorithms_module.list_algorithms(mpi, collectives, args.ompi_info, args.mpivars)
+    # MPICH's file replaces its whole selection tree: the library's own, before any run.
+    builtin = mpich_builtin(args) if mpi == "mpich" else None
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
     default = algorithms_module.OMPI_DEFAULT if mpi == "openmpi" else algorithms_module.MPICH_DEFAULT
@@ -426,13 +430,13 @@ def run(args, script_dir):
         arrival_choices = kept_choices(mpi, default, arrival_choices)
         if arrival_choices:
             write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
-                        f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}")
+                        f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}", builtin)
     choices = kept_choices(mpi, default, choices)
     files, verified = {}, set(choices)
     if choices:
         files["tuned"] = output / RULES_FILE[mpi]
         write_rules(files["tuned"], mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
-                                                  f"per-call t_global (valid calls), {args.runs} runs per algorithm")
+                    f"per-call t_global (valid calls), {args.runs} runs per algorithm", builtin)
         path = files["tuned"].resolve()
         use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
                if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
@@ -446,7 +450,7 @@ def run(args, script_dir):
         if usual_kept:
             files["usual"] = output / USUAL_RULES_FILE[mpi]
             write_rules(files["usual"], mpi, usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual "
-                        "method: the benchmark's averages after its native barrier")
+                        "method: the benchmark's averages after its native barrier", builtin)
             verified |= set(usual_kept)
     if files and not args.no_verify:
         checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in collectives if c in verified},
@@ -483,8 +487,31 @@ def kept_choices(mpi, default, choices):
             if any(algorithm != default for rules_ in sizes.values() for _, algorithm in rules_)}
 
 
-def write_rules(path, mpi, choices, header):
-    path.write_text(rules.ompi_rules_text(choices, header) if mpi == "openmpi" else rules.mpich_tuning_text(choices))
+def write_rules(path, mpi, choices, header, builtin=None):
+    if mpi == "openmpi":
+        path.write_text(rules.ompi_rules_text(choices, header))
+    else:
+        path.write_text(json.dumps(rules.merge_mpich_tuning(builtin, rules.mpich_tuning(choices)), indent=2) + "\n")
+
+
+def mpich_builtin(args):
+    """MPICH's built-in MPIR selection tree, from the libmpich mpivars runs with."""
+    path = args.mpich_library
+    if not path:
+        text = algorithms_module.run_text(["ldd", shutil.which(args.mpivars) or args.mpivars])
+        found = [line.split("=>")[1].split()[0] for line in text.splitlines()
+                 if "libmpich" in line and "=>" in line]
+        if not found:
+            raise UsageError(f"cannot find the libmpich {args.mpivars} runs with (ldd); its built-in "
+                             "selection tree is needed to complete MPICH's file")
+        path = found[0]
+    try:
+        tree = rules.mpich_builtin_tuning(Path(path).read_bytes())
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from error
+    if tree is None:
+        raise UsageError(f"{path} holds no built-in MPIR selection tree to complete MPICH's file from")
+    return tree
 
 
 def main(argv=None, script_dir=None):

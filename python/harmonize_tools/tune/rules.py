@@ -16,7 +16,12 @@ the largest communicator size and then message size not above its own.
 MPICH 4.0 (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`): nested objects
 "collective=allreduce" > "comm_type=intra" > "comm_size<=P" (the last
 "comm_size=any") > "avg_msg_size<=B" (the last "avg_msg_size=any") >
-"algorithm=MPIR_Allreduce_intra_<choice>" (nb: MPIR_<C>_allcomm_nb).
+"algorithm=MPIR_Allreduce_intra_<choice>" (nb: MPIR_<C>_allcomm_nb). The file
+replaces the library's whole selection tree: a collective missing from it
+stops the program ("Assertion failed in file src/mpi/coll/mpir_coll.c ...:
+cnt", MPICH 4.0.2, as soon as MPI_Init's own collectives run), so the file
+is the library's built-in tree (mpich_builtin_tuning) with the tuned
+collectives' intra-communicator subtrees replaced (merge_mpich_tuning).
 """
 import json
 import re
@@ -108,11 +113,14 @@ def mpich_tuning_text(choices):
     return json.dumps(mpich_tuning(choices), indent=2) + "\n"
 
 
-def parse_mpich_tuning(text):
-    """{collective: [(comm bound, [(bytes bound, function)])]} from the JSON, bounds None for 'any'."""
+def parse_mpich_tuning(text, only=None):
+    """{collective: [(comm bound, [(bytes bound, function)])]} from the JSON
+    (of the collectives in `only`, default all), bounds None for 'any'."""
     parsed = {}
     for collective_key, by_type in json.loads(text).items():
         collective = collective_key.split("=", 1)[1]
+        if only is not None and collective not in only:
+            continue
         entries = []
         for size_key, ranges in by_type["comm_type=intra"].items():
             bound = None if size_key.endswith("=any") else int(size_key.split("<=")[1])
@@ -123,3 +131,41 @@ def parse_mpich_tuning(text):
             entries.append((bound, rules))
         parsed[collective] = entries
     return parsed
+
+
+def merge_mpich_tuning(builtin, tuned):
+    """`builtin` (the library's own tree) with each collective of `tuned`
+    (mpich_tuning's) replacing its "comm_type=intra" subtree; the rest kept."""
+    merged = json.loads(json.dumps(builtin))
+    for collective, by_type in tuned.items():
+        entry = merged.get(collective)
+        if not isinstance(entry, dict) or not any(key.startswith("comm_type=") for key in entry):
+            merged[collective] = by_type  # no per-type split in the library's own: ours is the whole
+        else:
+            entry["comm_type=intra"] = by_type["comm_type=intra"]
+    return merged
+
+
+def embedded_json_trees(data):
+    """The JSON objects a shared object holds as string constants beginning
+    with '{"collective=' (MPICH embeds its selection trees so)."""
+    trees = []
+    start = data.find(b'{"collective=')
+    while start >= 0:
+        end = data.find(b"\x00", start)
+        try:
+            trees.append(json.loads(data[start:end].decode()))
+        except (UnicodeDecodeError, ValueError):
+            pass
+        start = data.find(b'{"collective=', end)
+    return trees
+
+
+def mpich_builtin_tuning(library_bytes):
+    """The MPIR-level selection tree built into libmpich (the one whose leaves
+    are "algorithm=MPIR_..."), which MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE
+    replaces; None when there is none."""
+    for tree in embedded_json_trees(library_bytes):
+        if '"algorithm=MPIR_' in json.dumps(tree):
+            return tree
+    return None
