@@ -2,35 +2,41 @@
 measurements, and write the MPI library's own decision file.
 
 usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX] [--runs N]
-                      [--mpi openmpi|mpich] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
+                      [--mpi openmpi|mpich] [--arrival PATTERN] [--compare-usual]
+                      [--no-verify] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
 
 BENCHMARK is an OSU Micro-Benchmarks directory (osu_<collective> is found in
 it), an IMB-MPI1 binary (the collective is named to it), or, with a single
 collective, the benchmark program itself.
 
-For each collective the algorithms the library offers are listed by the
-library (Open MPI: ompi_info; MPICH: mpivars), and harmonize-ab runs the
-benchmark once per algorithm and run, interleaved, in mode harmonize: one
-side per algorithm, the library's default among them (Open MPI's 0, MPICH's
-auto). DIR/<collective> holds those runs and harmonize-ab's tables
-(harmonize-ab.txt); the same command again continues them. Per communicator size and message size the algorithms are
-ranked by the t_global of the valid calls against the default's (harmonize-ab's
-ratio with its 95 % interval over calls and runs); the fastest one that is
-decidedly faster than the default is chosen, else the default stays (a tie).
+For each collective the algorithms are listed by the library itself (Open
+MPI: ompi_info; MPICH: mpivars), and harmonize-ab runs the benchmark once per
+algorithm and run, interleaved, in mode harmonize: one side per algorithm,
+the library's default among them (Open MPI's 0, MPICH's auto).
+DIR/<collective> holds those runs and harmonize-ab's tables
+(harmonize-ab.txt); the same command again continues them. Per communicator
+size and message size each algorithm's t_global of the valid calls is set
+against the default's (harmonize-ab's ratio with its 95 % interval over calls
+and runs); the fastest one that is decidedly faster is chosen, else the
+default stays (a tie, or every algorithm decidedly slower).
 
-Then the file is verified: one more harmonize-ab run, the library deciding
-alone against the library reading the file, interleaved, per call
-(DIR/verify/<collective>, verification.txt and .csv: the ratio with its
-interval per size; --no-verify skips it).
+--arrival PATTERN chooses a second time with every side under that arrival
+pattern, and shows both choices side by side. --compare-usual also ranks the
+algorithms the usual way (the benchmark's averages after its native barrier,
+mode observe) and shows where that choice differs.
 
-Written in DIR: decisions.csv and table.txt (every comparison, the choice,
-the ties), heatmap-<collective>-P<processes>.png (size x algorithm, t_global
-relative to the fastest), and the library's decision file (Open MPI: only for collectives
-where an algorithm won somewhere; none at all when the default won
-everywhere): ompi-coll-rules.conf for Open MPI
-(use with OMPI_MCA_coll_tuned_use_dynamic_rules=1
-OMPI_MCA_coll_tuned_dynamic_rules_filename=FILE) or mpich-coll-selection.json
-for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE).
+Then each written file is verified: one more harmonize-ab run, the library
+deciding alone against the library reading the file, interleaved, per call
+(DIR/verify/<collective>, verification.txt and .csv; --no-verify skips it).
+
+Written in DIR: table.txt and decisions.csv (every comparison, the choice),
+heatmap-<collective>-P<processes>.png (size x algorithm, t_global relative to
+the fastest) and the library's decision file: ompi-coll-rules.conf for Open
+MPI (OMPI_MCA_coll_tuned_use_dynamic_rules=1
+OMPI_MCA_coll_tuned_dynamic_rules_filename=FILE; only the collectives where
+an algorithm won, none when the default won everywhere), or
+mpich-coll-selection.json for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE;
+the library's own selection tree with the tuned collectives replaced).
 
 exit status: 0 done, 1 some runs failed (decided from the others), 2 usage
 error or algorithms that cannot be listed, 3 no usable run.
