@@ -276,10 +276,14 @@ def test_open_mpi_obeys_the_written_rules_file(tmp_path):
     by_forced = decide.decide(points, "allreduce", "forced", ["file"])
     versus_forced = {row["bytes"]: row["versus"]["file"] for row in by_forced}
     assert [row["bytes"] for row in versus_default] == [4096, 8192, 16384, 32768, 65536]
-    for row in versus_default:
-        # At every size the file's calls are nearer the forced algorithm's than the default's ...
+    # Where the forced algorithm is decidedly apart from the default (4 KiB:
+    # 1.6-2.7x slower; 64 KiB: 0.35-0.6), the file's calls are nearer the forced
+    # algorithm's and decidedly apart from the default's. Where the two are
+    # alike (8-32 KiB) the calls cannot tell which ran: 0.65-1.3 measured, idle.
+    apart = [row for row in versus_default if row["versus"]["forced"]["decided"]]
+    assert apart, versus_default
+    for row in apart:
         file_to_default, file_to_forced = row["versus"]["file"]["delta"], versus_forced[row["bytes"]]["delta"]
-        assert abs(math.log(file_to_forced)) < abs(math.log(file_to_default)) or \
-            abs(math.log(file_to_forced)) < math.log(1.3), (row["bytes"], file_to_default, file_to_forced)
-    # ... and somewhere decidedly apart from the default (4 KiB: 1.6-2.7x slower; 64 KiB: 0.35-0.6).
-    assert any(row["versus"]["file"]["decided"] for row in versus_default), versus_default
+        assert abs(math.log(file_to_forced)) < abs(math.log(file_to_default)), \
+            (row["bytes"], file_to_default, file_to_forced)
+    assert any(row["versus"]["file"]["decided"] for row in apart), apart
