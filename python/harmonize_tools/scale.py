@@ -359,8 +359,9 @@ def main(argv=None, script_dir=None):
     except ValueError as error:
         parser.error(f"--latency: {error}")
 
+    process_counts = [int(p) for p in args.procs.split(",") if p]
     limit = map_count_limit()
-    for procs in [int(p) for p in args.procs.split(",") if p]:
+    for procs in process_counts:
         problem = check_map_count(procs, limit)
         if problem:
             parser.error(problem)
@@ -371,7 +372,7 @@ def main(argv=None, script_dir=None):
     workdir = args.out.resolve()
     schemes = [s for s in args.schemes.split(",") if s]
     rows = []
-    for procs in [int(p) for p in args.procs.split(",") if p]:
+    for procs in process_counts:
         for scheme in schemes:
             row = run_one(procs, scheme, args, program, workdir)
             print(f"harmonize-scale: P={procs} {scheme}: {row.get('wall_s')} s, "

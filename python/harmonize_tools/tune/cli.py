@@ -156,20 +156,26 @@ def mpi_of(args, command):
     return kind
 
 
+# Open MPI's tuned component reads a forced algorithm or a rules file only with this.
+OMPI_DYNAMIC_RULES = "OMPI_MCA_coll_tuned_use_dynamic_rules=1"
+
+
+def algorithm_variable(mpi, collective):
+    """The environment variable that forces `collective`'s algorithm."""
+    return (f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}" if mpi == "openmpi"
+            else algorithms_module.mpich_variable(collective))
+
+
 def side_options(mpi, collective, values, mode="harmonize"):
-    if mode != "harmonize":
-        # One named side per algorithm in `mode` (a sweep's sides are harmonized).
-        variable = (f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}" if mpi == "openmpi"
-                    else algorithms_module.mpich_variable(collective))
-        sides = ["--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1"] if mpi == "openmpi" else []
-        for value in values:
-            sides += ["--side", f"{value}:MODE={mode},{variable}={value}"]
-        return sides
-    if mpi == "openmpi":
-        variable = f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}"
-        return ["--set", "OMPI_MCA_coll_tuned_use_dynamic_rules=1", "--sweep",
-                f"{variable}={','.join(values)}"]
-    return ["--sweep", f"{algorithms_module.mpich_variable(collective)}={','.join(values)}"]
+    """harmonize-ab options for one side per algorithm: a sweep in mode
+    harmonize (a sweep's sides are harmonized), named sides in another mode."""
+    variable = algorithm_variable(mpi, collective)
+    options = ["--set", OMPI_DYNAMIC_RULES] if mpi == "openmpi" else []
+    if mode == "harmonize":
+        return options + ["--sweep", f"{variable}={','.join(values)}"]
+    for value in values:
+        options += ["--side", f"{value}:MODE={mode},{variable}={value}"]
+    return options
 
 
 def say(args, text):
@@ -195,10 +201,9 @@ def run_sides(args, script_dir, directory, sides, command):
 def verify_sides(mpi, collective, files):
     """The library deciding alone, and the library reading each file ({side: path})."""
     if mpi == "openmpi":
-        dynamic = "OMPI_MCA_coll_tuned_use_dynamic_rules=1"
-        sides = ["--side", f"default:{dynamic}"]
+        sides = ["--side", f"default:{OMPI_DYNAMIC_RULES}"]
         for side, path in files.items():
-            sides += ["--side", f"{side}:{dynamic},OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"]
+            sides += ["--side", f"{side}:{OMPI_DYNAMIC_RULES},OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"]
         return sides
     variable = algorithms_module.mpich_variable(collective)
     sides = ["--side", f"default:{variable}=auto"]
@@ -216,15 +221,21 @@ def verification_text(rows):
     return "\n".join(lines) + "\n"
 
 
+def comparison_cells(comparison):
+    """A comparison's CSV cells: ratio, its 95 % interval, decided; blank when there is none."""
+    if not comparison:
+        return ["", "", "", ""]
+    return [comparison["delta"], comparison["delta_low"], comparison["delta_high"],
+            str(comparison["decided"]).lower()]
+
+
 def verification_csv(rows):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["operation", "processes", "bytes", "file", "over_default", "low95", "high95", "decided"])
     for row in rows:
-        for side, c in row["versus"].items():
-            writer.writerow([row["operation"], row["processes"], row["bytes"], side,
-                             *(["", "", "", ""] if not c else
-                               [c["delta"], c["delta_low"], c["delta_high"], str(c["decided"]).lower()])])
+        for side, comparison in row["versus"].items():
+            writer.writerow([row["operation"], row["processes"], row["bytes"], side, *comparison_cells(comparison)])
     return buffer.getvalue()
 
 
@@ -248,9 +259,15 @@ def verify(args, script_dir, mpi, commands, files, output):
     return rows, failed_any
 
 
-def points_of(directory):
+def runs_of(directory):
+    """(plan, successful runs, failed runs) of a harmonize-ab directory."""
     plan = json.loads((directory / "plan.json").read_text())
-    ok_runs, failed = runner.collect(directory, plan)
+    return (plan, *runner.collect(directory, plan))
+
+
+def points_of(directory):
+    """{side: the library's collective points} of a harmonize-ab directory, and its failed runs."""
+    plan, ok_runs, failed = runs_of(directory)
     points = {}
     for side in plan["sides"]:
         reports = [run["report"] for run in ok_runs if run["status"]["side"] == side and run["report"]]
@@ -270,9 +287,8 @@ def table_text(rows, names):
     lines = []
     for row in rows:
         default = row["default_t_global"]
-        lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']}) "
-                     f"t_global {default * 1e6:.2f} us" if default else
-                     f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})")
+        lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})"
+                     + (f" t_global {default * 1e6:.2f} us" if default else ""))
         for algorithm, comparison in row["versus"].items():
             lines.append(f"    {algorithm:>4} {names.get(algorithm, ''):<40} {ratio_text(comparison)}")
         choice = row["choice"]
@@ -293,11 +309,10 @@ def decisions_csv(rows, names):
     writer.writerow(["operation", "processes", "bytes", "algorithm", "name", "ratio_to_default",
                      "ratio_low95", "ratio_high95", "decided", "chosen", "tie"])
     for row in rows:
-        for algorithm, c in row["versus"].items():
+        for algorithm, comparison in row["versus"].items():
             writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm, names.get(algorithm, ""),
-                             *(["", "", "", ""] if not c else
-                               [c["delta"], c["delta_low"], c["delta_high"], str(c["decided"]).lower()]),
-                             str(row["choice"] == algorithm).lower(), str(row["tie"]).lower()])
+                             *comparison_cells(comparison), str(row["choice"] == algorithm).lower(),
+                             str(row["tie"]).lower()])
     return buffer.getvalue()
 
 
@@ -345,8 +360,7 @@ class Tuning:
                                side_options(self.mpi, collective, values, "observe"), self.commands[collective])
             if status not in (0, 1) or not (directory / "plan.json").exists():
                 continue
-            plan = json.loads((directory / "plan.json").read_text())
-            ok_runs, _ = runner.collect(directory, plan)
+            _, ok_runs, _ = runs_of(directory)
             averages = stats.collect_points([(run["status"]["side"], run["rows"]) for run in ok_runs])
             found[collective] = decide_module.usual_choices(averages, self.default)
         return found
@@ -421,9 +435,10 @@ def run(args, script_dir):
     if not all_rows:
         print("harmonize-tune: error: no usable run: nothing to decide from", file=sys.stderr)
         return EXIT_NO_RUNS
-    (output / "table.txt").write_text(table_text(all_rows, names))
+    table = table_text(all_rows, names)
+    (output / "table.txt").write_text(table)
     (output / "decisions.csv").write_text(decisions_csv(all_rows, names))
-    sys.stdout.write(table_text(all_rows, names))
+    sys.stdout.write(table)
     draw_heatmaps(args, all_rows, default, names, output, "")
     if args.arrival:
         arrival_rows, arrival_choices, failed = tuned.pass_over(
@@ -444,7 +459,7 @@ def run(args, script_dir):
         write_rules(files["tuned"], mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
                     f"per-call t_global (valid calls), {args.runs} runs per algorithm", builtin)
         path = files["tuned"].resolve()
-        use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
+        use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
                if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
         say(args, f"decision file {files['tuned']}; use it with {use}")
     else:
@@ -462,9 +477,10 @@ def run(args, script_dir):
         checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in collectives if c in verified},
                                  files, output)
         any_failed |= failed
-        (output / "verification.txt").write_text(verification_text(checked))
+        verification = verification_text(checked)
+        (output / "verification.txt").write_text(verification)
         (output / "verification.csv").write_text(verification_csv(checked))
-        sys.stdout.write(verification_text(checked))
+        sys.stdout.write(verification)
     return 1 if any_failed else 0
 
 
