@@ -55,8 +55,7 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
     timed_ = std::make_unique<collectives::TimedCollectives>(clock::TickStamp(*clocks_.local),
                                                              policy_.collectives, thread_multiple_);
   crowding_ = sync::node_crowding(world_);
-  clocks_.sync_settings.yield_while_waiting = crowding_.oversubscribed;
-  clocks_.sync_settings.likely_from_scatter = !crowding_.oversubscribed;
+  clocks_.sync_settings.on_oversubscribed_node(crowding_.oversubscribed);
   layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
                                 clocks_.sync_settings.scheme == sync::Scheme::h3hca);
   node_ = sync::node_number(layout_, world_rank_);

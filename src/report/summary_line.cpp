@@ -35,8 +35,9 @@ std::string clock_error_text(const CommSummary& c, const std::optional<ClockChec
   if (!c.clock_error_bound.empty()) {
     const double proven = c.clock_error_bound.percentile(50.0);
     parts.push_back("clock error <= " + format_duration(proven));
-    if (!c.clock_error_likely.empty() && c.clock_error_likely.percentile(50.0) < proven)
-      parts.push_back("likely <= " + format_duration(c.clock_error_likely.percentile(50.0)));
+    const double likely =
+        c.clock_error_likely.empty() ? proven : c.clock_error_likely.percentile(50.0);
+    if (likely < proven) parts.push_back("likely <= " + format_duration(likely));
   }
   if (check && check->checked > 0) {
     parts.push_back("checked " + format_duration(check->max_offset) + " +- " +

@@ -57,14 +57,20 @@ Exchanges run_exchanges(Transport& transport, int reference, const clock::Global
   return run;
 }
 
-// The reference's largest bound over its stamps. A bound grows away from
-// its anchor on both sides and the stamps are in order, so the largest is at
-// the first or the last.
-template <typename BoundAt>
-double reference_bound_during(const Exchanges& run, BoundAt bound_at) {
-  if (run.exchanges.empty()) return 0;
-  return std::max(bound_at(run.reference, run.exchanges.front().reference),
-                  bound_at(run.reference, run.exchanges.back().reference));
+// The reference's largest bounds, proven and likely, over its stamps. A
+// bound grows away from its anchor on both sides and the stamps are in
+// order, so the largest is at the first or the last.
+struct ReferenceBounds {
+  double proven = 0;
+  double likely = 0;
+};
+ReferenceBounds reference_bounds_during(const Exchanges& run) {
+  if (run.exchanges.empty()) return {};
+  const clock::ErrorBound& bound = run.reference;
+  const double first = run.exchanges.front().reference;
+  const double last = run.exchanges.back().reference;
+  return {std::max(bound.at_time(first), bound.at_time(last)),
+          std::max(bound.likely_at(first), bound.likely_at(last))};
 }
 
 }  // namespace
@@ -77,12 +83,8 @@ OffsetMeasurement measure_offset_with_bound(Transport& transport, int reference,
   const FitPoint point = settings.offset == OffsetAlgorithm::mean_rtt
                              ? mean_rtt_offset(run.exchanges, mean_rtt)
                              : skampi_offset(run.exchanges);
-  return OffsetMeasurement{point,
-                           reference_bound_during(run, [](const clock::ErrorBound& b,
-                                                          double t) { return b.at_time(t); }),
-                           reference_bound_during(run, [](const clock::ErrorBound& b, double t) {
-                             return b.likely_at(t);
-                           })};
+  const ReferenceBounds bounds = reference_bounds_during(run);
+  return OffsetMeasurement{point, bounds.proven, bounds.likely};
 }
 
 FitPoint measure_offset_as_client(Transport& transport, int reference,

@@ -22,16 +22,21 @@ struct Settings {
   // the same pair, no older than history_seconds, feed the drift estimate.
   // Paper 001 (fig. 2) finds drift linear over ~20 s, not over minutes.
   int history_syncs = 8;
-  // Set when the node is oversubscribed (more ranks than cores): the MPI
-  // transport then waits by polling and yielding
-  // (GroupTransport::set_yield_while_waiting).
-  bool yield_while_waiting = false;
-  // The likely bound (sync/likely_error.hpp) reads the asymmetry of the paths
-  // from the scatter of a sync's offsets. On an oversubscribed node time
+  // Both set by on_oversubscribed_node. There the MPI transport waits by
+  // polling and yielding (GroupTransport::set_yield_while_waiting). And the
+  // likely bound (sync/likely_error.hpp), which reads the asymmetry of the
+  // paths from the scatter of a sync's offsets, is the proven one: time
   // slices bias a whole sync alike (2.4 us of true error under a 1.7 us
-  // likely bound, 4 ranks on 2 cores): there the likely bound is the proven one.
+  // likely bound, 4 ranks on 2 cores).
+  bool yield_while_waiting = false;
   bool likely_from_scatter = true;
   double history_seconds = 30.0;
+
+  // A node with more ranks than cores.
+  void on_oversubscribed_node(bool oversubscribed) {
+    yield_while_waiting = oversubscribed;
+    likely_from_scatter = !oversubscribed;
+  }
 
   bool operator==(const Settings&) const = default;
 };

@@ -417,9 +417,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  const bool oversubscribed = harmonize::sync::node_crowding(MPI_COMM_WORLD).oversubscribed;
-  setup.sync_settings.yield_while_waiting = oversubscribed;
-  setup.sync_settings.likely_from_scatter = !oversubscribed;
+  setup.sync_settings.on_oversubscribed_node(
+      harmonize::sync::node_crowding(MPI_COMM_WORLD).oversubscribed);
   const Clocks clocks{setup};
   const Settings& settings = setup.sync_settings;
   const std::function<int(int)>& node_of = setup.virtual_node_of_rank;
