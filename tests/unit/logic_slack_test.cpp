@@ -289,6 +289,29 @@ TEST_CASE("needs an arrival pattern adds are covered after 16 calls", "[logic][s
   CHECK(slack.current() == Approx(edge_above(3.6e-6)));
 }
 
+TEST_CASE("a miss before the first choice brings the choice forward", "[logic][slack]") {
+  // Resynchronized every call (a 30 ms pattern, a 10 ms resync interval),
+  // calls need 4 us where the warm-up measured 1 us: the calls after the
+  // first two (the first has no iteration cost to weigh a miss with) are
+  // covered, not the 16th.
+  SlackController slack({.initial = 1e-6, .min = 100e-9, .max = 1.0, .miss_target = 0.0025});
+  for (int i = 0; i < 32; ++i) slack.seed(0.5e-6);
+  int missed = 0;
+  for (int i = 1; i < SlackController::kFirstChoice; ++i) {
+    missed += 4e-6 > slack.current() ? 1 : 0;
+    slack.on_call({4e-6, false, slack.current()}, i * 0.03);
+  }
+  CHECK(missed == 2);
+  CHECK(slack.current() == Approx(edge_above(4e-6)));
+
+  // A call that fitted changes nothing before the 16th.
+  SlackController calm({.initial = 1e-6, .min = 100e-9, .max = 1.0, .miss_target = 0.0025});
+  for (int i = 0; i < 32; ++i) calm.seed(0.5e-6);
+  for (int i = 1; i < SlackController::kFirstChoice; ++i)
+    calm.on_call({0.9e-6, false, calm.current()}, i * 0.03);
+  CHECK(calm.current() == 1e-6);
+}
+
 TEST_CASE("auto slack is derived from the measured broadcast latency", "[logic]") {
   const SlackSettings s =
       derive_slack({.median = 2e-6, .p90 = 3e-6}, 0.01, nullptr, nullptr, nullptr);

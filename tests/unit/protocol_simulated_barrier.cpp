@@ -338,9 +338,11 @@ TEST_CASE("the slack adapts: a slack far too small grows, far too large shrinks"
     const Run result = run(scenario, world);
     const auto comm = merged(result);
     INFO("final slack " << comm.summary.slack_final);
-    // Without adaptation nearly every call would miss; the first choice
-    // comes after 16 calls.
-    CHECK(missed_any(result, 0, 16) > 10u);
+    // Without adaptation nearly every call would miss; a miss brings the
+    // first choice forward from the 16th call (it lost 11 of 16 when it
+    // did not).
+    CHECK(missed_any(result, 0, 16) >= 1u);
+    CHECK(missed_any(result, 0, 16) <= 4u);
     CHECK(missed_any(result, 16, 100) < 10u);
     CHECK(missed_any(result, 1500, 3000) < 1500u * 2 / 100);
     CHECK(comm.summary.slack_final > 100 * 1e-9);

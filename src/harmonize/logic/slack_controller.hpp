@@ -85,7 +85,8 @@ class SlackController {
   // 16, 32, 64 and 128 calls: the warm-up's needs were measured in lockstep,
   // and under an arrival pattern (a process that spun milliseconds, another
   // that waited as long) a call needs more. A b(delta) sweep's 100-call
-  // runs at 100 ms each missed every call with the warm-up's slack.
+  // runs at 100 ms each missed every call with the warm-up's slack. Before
+  // the first of them, a call that missed brings the next choice forward.
   static constexpr int kChooseEvery = 256;
   static constexpr int kFirstChoice = 16;
   static bool chooses_after(std::uint64_t calls);
