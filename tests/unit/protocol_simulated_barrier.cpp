@@ -153,8 +153,8 @@ Run run(const Scenario& scenario, sim::SimWorld& world) {
     settings.truth = &truth;
     settings.record_truth = true;
     if (scenario.arrival)
-      settings.arrival.emplace(*scenario.arrival,
-                               harmonize::arrival::ArrivalPlace{transport.rank(), transport.size(), 0});
+      settings.arrival.emplace(*scenario.arrival, harmonize::arrival::ArrivalPlace{
+                                                      transport.rank(), transport.size(), 0});
     logic::CommRecord record;
     record.key = {0, 1};
     record.rank = transport.rank();
@@ -440,9 +440,9 @@ TEST_CASE("an arrival pattern is what the processes leave with, within the clock
     for (std::size_t p = 0; p < n; ++p) {
       const Call& c = result.calls[p][call];
       // Every process computed its own delay, as the pattern says.
-      REQUIRE(c.delay == harmonize::arrival::arrival_delay(pattern,
-                                                {static_cast<int>(p), scenario.processes, 0},
-                                                static_cast<std::uint64_t>(call)));
+      REQUIRE(c.delay == harmonize::arrival::arrival_delay(
+                             pattern, {static_cast<int>(p), scenario.processes, 0},
+                             static_cast<std::uint64_t>(call)));
       all_in_time = all_in_time && c.flag == 1;
       lo = std::min(lo, c.exit_truth - c.delay);
       hi = std::max(hi, c.exit_truth - c.delay);
