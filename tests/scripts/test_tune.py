@@ -86,7 +86,7 @@ def test_mpich_tuning_names_the_functions_and_ends_with_any():
 
 # ------------------------------------------------------------------ end to end on the stand-in
 
-def tune(output, *arguments, algorithms_model="", native_model=""):
+def tune(output, *arguments, algorithms_model="", native_model="", quiet=True):
     env = {k: v for k, v in clean_environment().items()
            if not k.startswith(("HARMONIZE_", "OMPI_MCA_", "MPIR_CVAR_"))}
     env.pop("LD_PRELOAD", None)
@@ -96,8 +96,8 @@ def tune(output, *arguments, algorithms_model="", native_model=""):
                                 "/lib/aarch64-linux-gnu/libm.so.6") if Path(p).exists()), None)
     if library is None:
         pytest.skip("no libm to preload as a stand-in")
-    return subprocess.run([str(TUNE), "-o", str(output), "--library", library, "-q", "--runs", "3",
-                           "--collectives", "allreduce", *arguments, "--", str(FAKE), "-n", "4",
+    return subprocess.run([str(TUNE), "-o", str(output), "--library", library, *(["-q"] if quiet else []),
+                           "--runs", "3", "--collectives", "allreduce", *arguments, "--", str(FAKE), "-n", "4",
                            "osu_allreduce"], env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -188,6 +188,46 @@ def test_the_usual_method_is_ranked_and_verified_beside(tmp_path):
     assert verified["4", "usual"]["decided"] == "false"
 
 
+def test_until_decided_adds_runs_while_a_choice_could_change(tmp_path):
+    # One run decides nothing (3 a side do): two more rounds, then the
+    # verification likewise; 2 as fast as the default never could be chosen.
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--runs", "1", "--until-decided", algorithms_model="3:0.5,2:1.0", quiet=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads((tmp_path / "out" / "allreduce" / "plan.json").read_text())["runs"] == 3
+    assert json.loads((tmp_path / "out" / "verify" / "allreduce" / "plan.json").read_text())["runs"] == 3
+    assert "allreduce: until decided: 3 of 3 sizes undecided after 1 runs per side" in result.stderr
+    assert "allreduce: until decided: every size decided after 3 runs per side" in result.stderr
+    assert "allreduce verification: until decided: every size decided after 3 runs" in result.stderr
+    assert "chosen from harmonized per-call t_global (valid calls), 1 to 20 runs (until decided)" in \
+        (tmp_path / "out" / "ompi-coll-rules.conf").read_text()
+    assert rules.parse_ompi_rules((tmp_path / "out" / "ompi-coll-rules.conf").read_text()) == \
+        {"allreduce": {4: [(0, "3")]}}
+
+
+def test_until_decided_stops_at_its_budget_and_names_what_is_open(tmp_path):
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--runs", "1", "--until-decided", "--max-time", "0.01s", "--no-verify",
+                  algorithms_model="3:0.5", quiet=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads((tmp_path / "out" / "allreduce" / "plan.json").read_text())["runs"] == 1
+    assert ("allreduce: until decided: --max-time 0.01 s would be exceeded, undecided: P=4 4 B, P=4 64 B, "
+            "P=4 1024 B after 1 runs per side") in result.stderr
+    assert result.stdout.count("tie: the default stays") == 3
+
+
+def test_decisions_stay_open_only_while_a_faster_algorithm_is_undecided():
+    def row(choice, **versus):
+        return {"choice": choice, "default": "0",
+                "versus": {a: {"delta": d, "decided": decided} for a, (d, decided) in versus.items()}}
+    assert decide.still_open(row("0", a=(0.9, False)))
+    assert not decide.still_open(row("0", a=(1.0, False), b=(1.2, False)))  # a tie at 1 never decides
+    assert not decide.still_open(row("a", a=(0.5, True), b=(0.6, False)))   # b measured slower than a
+    assert decide.still_open(row("a", a=(0.5, True), b=(0.4, False)))
+    assert decide.verification_open(row("0", tuned=(0.5, False)))
+    assert not decide.verification_open(row("0", tuned=(1.1, True)))
+
+
 BUILTIN = {"collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}}},
            "collective=allreduce": {"comm_type=intra": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
                                     "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}}}}
@@ -238,6 +278,8 @@ def test_mpich_tuning_writes_the_selection_json(tmp_path):
     (["--mpi", "openmpi", "--ompi-info", "/nonexistent/ompi_info"], "cannot run"),
     (["--mpi", "openmpi", "--collectives", "allreduce,bcast"], "give one collective"),
     (["--mpi", "openmpi", "--arrival", "rank:0"], "--arrival:"),
+    (["--mpi", "openmpi", "--max-runs", "9"], "--max-runs needs --until-decided"),
+    (["--mpi", "openmpi", "--until-decided", "--max-time", "soon"], "--max-time 'soon'"),
 ])
 def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
     result = tune(tmp_path / "out", *arguments)

@@ -1,7 +1,8 @@
 """harmonize-tune: choose each collective's algorithm from harmonized per-call
 measurements, and write the MPI library's own decision file.
 
-usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX] [--runs N]
+usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX]
+                      [--runs N | --until-decided [--max-runs N] [--max-time T]]
                       [--mpi openmpi|mpich] [--arrival PATTERN] [--compare-usual]
                       [--no-verify] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
 
@@ -19,6 +20,13 @@ size and message size each algorithm's t_global of the valid calls is set
 against the default's (harmonize-ab's ratio with its 95 % interval over calls
 and runs); the fastest one that is decidedly faster is chosen, else the
 default stays (a tie, or every algorithm decidedly slower).
+
+--until-decided: after the --runs (default 5; at least 3 decide anything),
+one more run of every algorithm at a time, interleaved as before, while a
+size's choice could still change (an algorithm not yet told from the default
+measures faster than the choice), within --max-runs per algorithm (default
+20) and --max-time per collective (default 1h). The verification is run the
+same way, until each file's effect is decided.
 
 --arrival PATTERN chooses a second time with every side under that arrival
 pattern, and shows both choices side by side. --compare-usual also ranks the
@@ -49,8 +57,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from ..ab import decide as ab_decide
 from ..ab import plots, runner, stats
 from ..common import UnknownLauncher, detect_kind, pattern_delta, split_launcher, tools_dir
 from . import algorithms as algorithms_module
@@ -82,6 +92,14 @@ def build_parser():
                                         "(OSU -m, IMB -msglog); default: the benchmark's own")
     parser.add_argument("--runs", "-n", type=int, default=5, help="runs per algorithm (default 5; 3 "
                                                                   "at least to decide)")
+    parser.add_argument("--until-decided", action="store_true",
+                        help="add one run per algorithm at a time while a choice could still change")
+    parser.add_argument("--max-runs", type=int, metavar="N",
+                        help=f"with --until-decided: at most N runs per algorithm (default "
+                             f"{ab_decide.DEFAULT_MAX_RUNS}, or --runs if larger)")
+    parser.add_argument("--max-time", metavar="T",
+                        help="with --until-decided: no new round once T would be exceeded, per collective "
+                             "(seconds, or with s, m, h; default 1h)")
     parser.add_argument("--mpi", choices=("openmpi", "mpich"),
                         help="the MPI library (default: told from the launcher's --version)")
     parser.add_argument("--ompi-info", default="ompi_info", help=argparse.SUPPRESS)
@@ -183,8 +201,8 @@ def say(args, text):
         print(f"harmonize-tune: {text}", file=sys.stderr, flush=True)
 
 
-def run_sides(args, script_dir, directory, sides, command):
-    argv = [sys.executable, str(script_dir / "harmonize-ab"), "-n", str(args.runs), "-o", str(directory),
+def run_sides(args, script_dir, directory, sides, command, runs):
+    argv = [sys.executable, str(script_dir / "harmonize-ab"), "-n", str(runs), "-o", str(directory),
             "--no-plots", *sides]
     if (directory / "plan.json").exists():
         argv.append("--resume")
@@ -196,6 +214,42 @@ def run_sides(args, script_dir, directory, sides, command):
     # harmonize-ab's own tables go to its directory; its progress (stderr) shows.
     with open(directory / "harmonize-ab.txt", "w") as table:
         return subprocess.run(argv + ["--"] + command, stdout=table).returncode
+
+
+def measure(args, script_dir, directory, sides, command, rows_of, is_open, label):
+    """harmonize-ab runs of `sides`, and the rows `rows_of` decides from
+    their points; with --until-decided one more run per side at a time while
+    `is_open` holds for a row and the budget allows. (rows or None when
+    harmonize-ab failed, any run failed)."""
+    runs, started = args.runs, time.monotonic()
+    while True:
+        round_started = time.monotonic()
+        status = run_sides(args, script_dir, directory, sides, command, runs)
+        if status not in (0, 1):
+            say(args, f"{label}: harmonize-ab ended with status {status}; skipped")
+            return None, True
+        points, failed = points_of(directory)
+        rows = rows_of(points)
+        if not args.limits:
+            return rows, bool(failed) or status == 1
+        runs = json.loads((directory / "plan.json").read_text())["runs"]  # a resumed directory may hold more
+        undecided = [decide_module.open_label(row) for row in rows if is_open(row)]
+        max_runs, max_time = args.limits
+        elapsed = time.monotonic() - started
+        stopped = None
+        if not undecided:
+            stopped = "every size decided"
+        elif runs >= max_runs:
+            stopped = f"--max-runs {max_runs} reached, undecided: {', '.join(undecided)}"
+        elif elapsed + (time.monotonic() - round_started) > max_time:
+            stopped = f"--max-time {max_time:g} s would be exceeded, undecided: {', '.join(undecided)}"
+        if stopped:
+            say(args, f"{label}: until decided: {stopped} after {runs} runs per side")
+            return rows, bool(failed) or status == 1
+        say(args, f"{label}: until decided: {len(undecided)} of {len(rows)} sizes undecided after {runs} runs "
+                  f"per side ({', '.join(undecided[:3])}{', ...' if len(undecided) > 3 else ''}); one more run "
+                  "per side")
+        runs += 1
 
 
 def verify_sides(mpi, collective, files):
@@ -245,17 +299,14 @@ def verify(args, script_dir, mpi, commands, files, output):
     rows, failed_any = [], False
     for collective, command in commands.items():
         directory = output / "verify" / collective
-        say(args, f"{collective}: verifying: default against {', '.join(files)}, {args.runs} runs each "
+        say(args, f"{collective}: verifying: default against {', '.join(files)}, {runs_text(args)} each "
                   f"-> {directory}")
-        status = run_sides(args, script_dir, directory,
-                           verify_sides(mpi, collective, {s: p.resolve() for s, p in files.items()}), command)
-        if status not in (0, 1):
-            say(args, f"{collective}: the verification's harmonize-ab ended with status {status}")
-            failed_any = True
-            continue
-        points, failed = points_of(directory)
-        failed_any |= bool(failed) or status == 1
-        rows += decide_module.decide(points, collective, "default", list(files))
+        checked, failed = measure(
+            args, script_dir, directory, verify_sides(mpi, collective, {s: p.resolve() for s, p in files.items()}),
+            command, lambda points: decide_module.decide(points, collective, "default", list(files)),
+            decide_module.verification_open, f"{collective} verification")
+        failed_any |= failed
+        rows += checked or []
     return rows, failed_any
 
 
@@ -331,16 +382,15 @@ class Tuning:
             listed = ", ".join(f"{v} {n}" if v != n else v for v, n in self.offered[collective])
             directory = self.output / (collective + suffix)
             say(self.args, f"{collective}{' ' + ' '.join(extra[1:]) if extra else ''}: {len(values)} algorithms "
-                           f"({listed}), {self.args.runs} runs each, interleaved -> {directory}")
-            status = run_sides(self.args, self.script_dir, directory,
-                               side_options(self.mpi, collective, values) + extra, self.commands[collective])
-            if status not in (0, 1):
-                say(self.args, f"{collective}: harmonize-ab ended with status {status}; skipped")
-                any_failed = True
+                           f"({listed}), {runs_text(self.args)} each, interleaved -> {directory}")
+            decided, failed = measure(
+                self.args, self.script_dir, directory, side_options(self.mpi, collective, values) + extra,
+                self.commands[collective], lambda points: decide_module.decide(points, collective, self.default,
+                                                                               values),
+                decide_module.still_open, collective + suffix)
+            any_failed |= failed
+            if decided is None:
                 continue
-            points, failed = points_of(directory)
-            any_failed |= bool(failed) or status == 1
-            decided = decide_module.decide(points, collective, self.default, values)
             rows += decided
             choices.update(decide_module.choices_of(decided, collective,
                                                     self.default if self.mpi == "mpich" else None))
@@ -357,7 +407,8 @@ class Tuning:
             say(self.args, f"{collective}: the usual way, mode observe: {len(values)} algorithms, "
                            f"{self.args.runs} runs each -> {directory}")
             status = run_sides(self.args, self.script_dir, directory,
-                               side_options(self.mpi, collective, values, "observe"), self.commands[collective])
+                               side_options(self.mpi, collective, values, "observe"), self.commands[collective],
+                               self.args.runs)
             if status not in (0, 1) or not (directory / "plan.json").exists():
                 continue
             _, ok_runs, _ = runs_of(directory)
@@ -416,6 +467,12 @@ def run(args, script_dir):
                          f"{', '.join(algorithms_module.COLLECTIVES)}")
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
+    try:
+        args.limits = ab_decide.budget(argparse.Namespace(
+            until_decided=args.until_decided, max_runs=args.max_runs, max_time=args.max_time, runs=args.runs,
+            aggregate=False))
+    except ValueError as error:
+        raise UsageError(str(error)) from error
     if args.arrival:
         try:
             pattern_delta(args.arrival)
@@ -457,7 +514,7 @@ def run(args, script_dir):
     if choices:
         files["tuned"] = output / RULES_FILE[mpi]
         write_rules(files["tuned"], mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
-                    f"per-call t_global (valid calls), {args.runs} runs per algorithm", builtin)
+                    f"per-call t_global (valid calls), {runs_text(args)} per algorithm", builtin)
         path = files["tuned"].resolve()
         use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
                if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
@@ -482,6 +539,12 @@ def run(args, script_dir):
         (output / "verification.csv").write_text(verification_csv(checked))
         sys.stdout.write(verification)
     return 1 if any_failed else 0
+
+
+def runs_text(args):
+    if not args.limits:
+        return f"{args.runs} runs"
+    return f"{args.runs} to {args.limits[0]} runs (until decided)"
 
 
 def draw_heatmaps(args, rows, default, names, output, suffix):

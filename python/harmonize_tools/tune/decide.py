@@ -50,6 +50,25 @@ def decide(points_by_side, operation, default, algorithms):
     return rows
 
 
+def still_open(row):
+    """Whether more runs could change `row`'s choice: an algorithm not yet
+    told from the default measures faster than the choice does (the default
+    counts as 1). An algorithm measured slower, decided or not, cannot be
+    chosen; one exactly as fast as the default never decides (the budget
+    stops it)."""
+    best = row["versus"][row["choice"]]["delta"] if row["choice"] != row["default"] else 1.0
+    return any(c is None or (not c["decided"] and c["delta"] < best) for c in row["versus"].values())
+
+
+def verification_open(row):
+    """Whether a written file's comparison with the default is not decided yet."""
+    return any(c is None or not c["decided"] for c in row["versus"].values())
+
+
+def open_label(row):
+    return f"P={row['processes']} {row['bytes']} B"
+
+
 def choices_of(rows, collective, default_name=None):
     """{collective: {processes: [(bytes, algorithm)]}} for rules.py. With
     `default_name` (MPICH, whose file must name an algorithm) a tie names the
