@@ -38,6 +38,18 @@ int MPIX_Harmonize(MPI_Comm comm, int* flag);
  * 1 met, 0 missed, -1 when there was none yet. Does not communicate. */
 int MPIX_Harmonize_last_flag(MPI_Comm comm, int* flag);
 
+/* The global clock: `*time` is this process's reading of it (seconds, on
+ * world rank 0's clock), `*bound` the proven limit of how far that reading
+ * can be from rank 0's at the same instant (seconds). From any thread,
+ * between MPI_Init and MPI_Finalize, in modes observe and harmonize; does
+ * not communicate. Returns MPI_SUCCESS; MPI_ERR_OTHER when there is no
+ * global clock (before MPI_Init, after MPI_Finalize, mode off, or a program
+ * not run with the library), MPI_ERR_ARG for a null pointer.
+ * Fortran: CALL MPIX_HARMONIZE_GETTIME(T, BOUND, IERROR) with
+ * DOUBLE PRECISION T, BOUND and INTEGER IERROR.
+ * HARMONIZE_WTIME=global makes MPI_Wtime return the same clock. */
+int MPIX_Harmonize_gettime(double* time, double* bound);
+
 #ifdef __cplusplus
 }
 #endif

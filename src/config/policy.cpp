@@ -59,6 +59,12 @@ void check_combinations(PolicyResult& result) {
                             "barriers (the mode is " +
                             result.effective["HARMONIZE_MODE"] + ")");
   }
+  if (p.wtime == WtimeScope::global && p.mode == Mode::off) {
+    result.errors.push_back(shown("HARMONIZE_WTIME") +
+                            " needs HARMONIZE_MODE observe or harmonize: mode off builds no "
+                            "global clock (the mode is " +
+                            result.effective["HARMONIZE_MODE"] + ")");
+  }
   if (p.test_clock_scope == TestClockScope::host && p.test_node_size > 0) {
     result.errors.push_back(shown("HARMONIZE_TEST_CLOCK_SCOPE") + " contradicts " +
                             shown("HARMONIZE_TEST_NODE_SIZE") +
@@ -203,6 +209,9 @@ const char* to_string(CommScope scope) {
   return choices::name_of(scope).data();
 }
 const char* to_string(TestClockScope scope) {
+  return choices::name_of(scope).data();
+}
+const char* to_string(WtimeScope scope) {
   return choices::name_of(scope).data();
 }
 

@@ -33,6 +33,11 @@ enum class TestClockScope { node, process, host };
 inline constexpr std::array<std::string_view, 3> kTestClockScopeNames{"node", "process", "host"};
 static_assert(static_cast<std::size_t>(TestClockScope::host) + 1 == kTestClockScopeNames.size());
 
+// What MPI_Wtime returns: the MPI library's own clock, or the global clock.
+enum class WtimeScope { local, global };
+inline constexpr std::array<std::string_view, 2> kWtimeScopeNames{"local", "global"};
+static_assert(static_cast<std::size_t>(WtimeScope::global) + 1 == kWtimeScopeNames.size());
+
 constexpr std::span<const std::string_view> names(Mode) {
   return kModeNames;
 }
@@ -41,6 +46,9 @@ constexpr std::span<const std::string_view> names(CommScope) {
 }
 constexpr std::span<const std::string_view> names(TestClockScope) {
   return kTestClockScopeNames;
+}
+constexpr std::span<const std::string_view> names(WtimeScope) {
+  return kWtimeScopeNames;
 }
 
 // The choices the sync and clock layers take (one enum per concept).
@@ -80,6 +88,7 @@ struct Policy {
   CollectiveSet collectives{};  // timed in modes observe and harmonize
   ArrivalPattern arrival;       // mode harmonize; a file's delays read by build_policy
   bool alternate{};             // mode harmonize: every second barrier native, timed
+  WtimeScope wtime{};           // modes observe and harmonize: MPI_Wtime on the global clock
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }
@@ -119,6 +128,7 @@ PolicyResult load_policy_from_environment(bool writes_report);
 const char* to_string(Mode mode);
 const char* to_string(CommScope scope);
 const char* to_string(TestClockScope scope);
+const char* to_string(WtimeScope scope);
 using choices::to_string;
 
 }  // namespace harmonize::config

@@ -147,6 +147,12 @@ constexpr std::array kVariables{
         "exchanges (0: always do all)"),
     choice<&Policy::time_source>("HARMONIZE_TIMESOURCE", choices::kDefaultTimeSource,
                                  "local time source"),
+    choice<&Policy::wtime>(
+        "HARMONIZE_WTIME", WtimeScope::local,
+        "global (modes observe and harmonize): MPI_Wtime of the program (C and Fortran) returns "
+        "the global clock, seconds on world rank 0's clock, and MPI_WTIME_IS_GLOBAL on "
+        "MPI_COMM_WORLD reads 1; local: the MPI library's own, untouched; see "
+        "docs/global-clock.md"),
     value<Kind::report, &Policy::report>(
         "HARMONIZE_REPORT", "harmonize-%j.json", 0, 0,
         "report file written by rank 0 at MPI_Finalize (modes observe and harmonize); checked at "

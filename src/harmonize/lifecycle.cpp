@@ -99,12 +99,14 @@ int initialize_unguarded() {
   g_intercept_barrier = policy.verbose || policy.mode != config::Mode::off;
   g_collective_timer = library->session->collective_timer();
   g_library = library.release();
+  g_global_wtime = policy.wtime == config::WtimeScope::global && policy.needs_clock();
   return MPI_SUCCESS;
 }
 
 void finalize_unguarded() {
   if (g_library == nullptr) return;
   g_intercept_barrier = false;
+  g_global_wtime = false;
   g_collective_timer = nullptr;
   std::unique_ptr<Library> library(g_library);
   g_library = nullptr;
@@ -172,6 +174,28 @@ int last_harmonize_flag(MPI_Comm comm, int* flag) noexcept {
   }
   return guarded("MPIX_Harmonize_last_flag", MPI_ERR_INTERN,
                  [&] { return library->session->last_flag(comm, flag); });
+}
+
+int global_time(double* time, double* bound) noexcept {
+  Library* library = g_library;
+  if (time == nullptr || bound == nullptr) return MPI_ERR_ARG;
+  if (library == nullptr) return MPI_ERR_OTHER;  // before MPI_Init or after MPI_Finalize
+  return guarded("MPIX_Harmonize_gettime", MPI_ERR_INTERN, [&] {
+    return library->session->global_time(*time, *bound) ? MPI_SUCCESS : MPI_ERR_OTHER;
+  });
+}
+
+double global_wtime() noexcept {
+  Library* library = g_library;
+  double time = 0;
+  double bound = 0;
+  try {
+    if (library != nullptr && library->session->global_time(time, bound)) return time;
+  } catch (...) {
+    // Only a failed copy of the clock (no memory) can throw here: a time
+    // is still owed, and the MPI library's own is the honest one.
+  }
+  return PMPI_Wtime();
 }
 
 }  // namespace harmonize

@@ -11,6 +11,9 @@ enum class Entry { c, fortran };
 // Read by the shim on every MPI_Barrier: false means "pass straight through"
 // (mode off without verbose, or before MPI_Init / after MPI_Finalize).
 inline bool g_intercept_barrier = false;
+// Read by the shim on every MPI_Wtime: HARMONIZE_WTIME=global, between
+// MPI_Init and MPI_Finalize.
+inline bool g_global_wtime = false;
 
 // Every entry is noexcept: no C++ exception ever reaches the host program
 // (an internal one becomes one "harmonize: error:" line and an MPI error code).
@@ -33,5 +36,11 @@ int intercepted_barrier(MPI_Comm comm, Entry entry) noexcept;
 void communicator_freeing(MPI_Comm comm) noexcept;
 int harmonize_barrier(MPI_Comm comm, int* flag) noexcept;
 int last_harmonize_flag(MPI_Comm comm, int* flag) noexcept;
+// MPIX_Harmonize_gettime: MPI_ERR_OTHER outside MPI_Init ... MPI_Finalize or
+// in mode off (no global clock), MPI_ERR_ARG for a null pointer.
+int global_time(double* time, double* bound) noexcept;
+// MPI_Wtime under HARMONIZE_WTIME=global: the global clock (the MPI
+// library's own outside MPI_Init ... MPI_Finalize).
+double global_wtime() noexcept;
 
 }  // namespace harmonize

@@ -201,6 +201,12 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
   }
 }
 
+bool SessionImpl::global_time(double& time, double& bound) const {
+  if (!world_clock_->exists()) return false;
+  time = world_clock_->now(&bound);
+  return true;
+}
+
 int SessionImpl::last_flag(MPI_Comm comm, int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;

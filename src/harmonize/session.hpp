@@ -30,6 +30,9 @@ class Session {
   // MPIX_Harmonize: always a harmonized barrier.
   virtual int harmonize(MPI_Comm comm, int* flag) = 0;
   virtual int last_flag(MPI_Comm comm, int* flag) = 0;
+  // The world clock now and its proven error bound (seconds), from any
+  // thread; false when there is none (mode off).
+  virtual bool global_time(double& time, double& bound) const = 0;
   // Collective over the world: statistics to rank 0, report, summary line.
   virtual void finish() = 0;
   // The timer of the collectives (HARMONIZE_COLLECTIVES), or null when

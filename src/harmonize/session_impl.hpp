@@ -31,6 +31,7 @@ class SessionImpl final : public Session {
   int barrier(MPI_Comm comm) override;
   int harmonize(MPI_Comm comm, int* flag) override;
   int last_flag(MPI_Comm comm, int* flag) override;
+  bool global_time(double& time, double& bound) const override;
   void finish() override;
   collectives::CollectiveTimer* collective_timer() override {
     return timed_ ? &timed_->timer() : nullptr;

@@ -64,3 +64,31 @@ HARMONIZE_EXPORT int MPIX_Harmonize(MPI_Comm comm, int* flag) {
 HARMONIZE_EXPORT int MPIX_Harmonize_last_flag(MPI_Comm comm, int* flag) {
   return harmonize::last_harmonize_flag(comm, flag);
 }
+
+HARMONIZE_EXPORT int MPIX_Harmonize_gettime(double* time, double* bound) {
+  return harmonize::global_time(time, bound);
+}
+
+HARMONIZE_EXPORT double MPI_Wtime(void) {
+  if (!harmonize::g_global_wtime) return PMPI_Wtime();
+  return harmonize::global_wtime();
+}
+
+namespace {
+
+// MPI_WTIME_IS_GLOBAL is a predefined attribute of MPI_COMM_WORLD: a
+// pointer to an int. Under HARMONIZE_WTIME=global it points to a 1.
+int with_global_wtime(MPI_Comm comm, int keyval, void* value, const int* flag, int status) {
+  static int global = 1;
+  if (status == MPI_SUCCESS && harmonize::g_global_wtime && keyval == MPI_WTIME_IS_GLOBAL &&
+      comm == MPI_COMM_WORLD && value != nullptr && flag != nullptr && *flag != 0)
+    *static_cast<int**>(value) = &global;
+  return status;
+}
+
+}  // namespace
+
+HARMONIZE_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
+  return with_global_wtime(comm, keyval, value, flag,
+                           PMPI_Comm_get_attr(comm, keyval, value, flag));
+}

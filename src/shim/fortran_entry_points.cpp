@@ -144,3 +144,45 @@ HARMONIZE_EXPORT void MPI_FINALIZE(MPI_Fint* ierror) {
 HARMONIZE_EXPORT void MPI_BARRIER(MPI_Fint* comm, MPI_Fint* ierror) {
   fortran_barrier(comm, ierror);
 }
+
+// MPI_WTIME, a function of no argument in every binding: mpif.h and `use
+// mpi` resolve to the lowercase and all-caps manglings, `use mpi_f08` to
+// MPI_Wtime_f08 (Open MPI) or mpi_wtime_f08_ (MPICH); each calls PMPI_Wtime
+// in the MPI library, past the C entry.
+namespace {
+
+double fortran_wtime() {
+  return harmonize::g_global_wtime ? harmonize::global_wtime() : PMPI_Wtime();
+}
+
+// MPIX_HARMONIZE_GETTIME(T, BOUND, IERROR): DOUBLE PRECISION T, BOUND; INTEGER IERROR.
+void fortran_gettime(double* time, double* bound, MPI_Fint* ierror) {
+  set_error(ierror, harmonize::global_time(time, bound));
+}
+
+}  // namespace
+
+#define HARMONIZE_FORTRAN_CLOCK(suffix)                                             \
+  HARMONIZE_EXPORT double mpi_wtime##suffix() {                                     \
+    return fortran_wtime();                                                         \
+  }                                                                                 \
+  HARMONIZE_EXPORT void mpix_harmonize_gettime##suffix(double* time, double* bound, \
+                                                       MPI_Fint* ierror) {          \
+    fortran_gettime(time, bound, ierror);                                           \
+  }
+HARMONIZE_FORTRAN_CLOCK()
+HARMONIZE_FORTRAN_CLOCK(_)
+HARMONIZE_FORTRAN_CLOCK(__)
+
+HARMONIZE_EXPORT double MPI_WTIME() {
+  return fortran_wtime();
+}
+HARMONIZE_EXPORT double MPI_Wtime_f08() {
+  return fortran_wtime();
+}
+HARMONIZE_EXPORT double mpi_wtime_f08_() {
+  return fortran_wtime();
+}
+HARMONIZE_EXPORT void MPIX_HARMONIZE_GETTIME(double* time, double* bound, MPI_Fint* ierror) {
+  fortran_gettime(time, bound, ierror);
+}

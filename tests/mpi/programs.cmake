@@ -5,7 +5,7 @@ enable_language(C)
 find_package(MPI REQUIRED COMPONENTS C)
 foreach(program barrier_loop barrier_errors no_finalize subcomm threads late_comm comm_exhaust per_process_comms preempted_spin
         collective_delays collective_burst collective_free arrival_truth inter_collectives
-        report_dir_vanishes)
+        report_dir_vanishes wtime_truth)
   add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.c)
   target_link_libraries(${program} PRIVATE MPI::MPI_C)
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
@@ -37,10 +37,16 @@ if(CMAKE_Fortran_COMPILER)
   find_package(MPI COMPONENTS Fortran)
 endif()
 if(MPI_Fortran_FOUND)
-  foreach(program barrier_mpif barrier_f08 collectives_mpif collectives_f08)
+  foreach(program barrier_mpif barrier_f08 collectives_mpif collectives_f08 wtime_mpif wtime_f08)
     add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.f90)
     target_link_libraries(${program} PRIVATE MPI::MPI_Fortran)
     set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
+  endforeach()
+  # They call the public API's Fortran binding, so they link the library
+  # (before MPI: its MPI_WTIME comes first without a preload too).
+  foreach(program wtime_mpif wtime_f08)
+    target_link_libraries(${program} PRIVATE harmonize)
+    set_target_properties(${program} PROPERTIES BUILD_RPATH ${PROJECT_BINARY_DIR}/lib)
   endforeach()
   # mpif.h has no interfaces: passing MPI_IN_PLACE where a buffer of another
   # type went before is what such programs do; gfortran >= 10 wants it said.

@@ -40,6 +40,8 @@ CASES = [
      "HARMONIZE_ARRIVAL='rank:0:1us' needs HARMONIZE_MODE=harmonize"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_ALTERNATE": "1"},
      "HARMONIZE_ALTERNATE='1' needs HARMONIZE_MODE=harmonize"),
+    ({"HARMONIZE_WTIME": "global"},
+     "HARMONIZE_WTIME='global' needs HARMONIZE_MODE observe or harmonize"),
     # Known only once the job is: checked in MPI_Init, stopped all the same.
     ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_ARRIVAL": "rank:5:1us"},
      "HARMONIZE_ARRIVAL='rank:5:1us' does not fit this job: there is no rank 5: the job has 2 "

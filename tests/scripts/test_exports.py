@@ -21,7 +21,10 @@ def collectives():
 
 
 def expected_exports():
-    expected = {"MPIX_Harmonize", "MPIX_Harmonize_last_flag", "MPI_Comm_free"}
+    expected = {"MPIX_Harmonize", "MPIX_Harmonize_last_flag", "MPIX_Harmonize_gettime", "MPI_Comm_free",
+                "MPI_Comm_get_attr", "MPI_Wtime", "MPI_WTIME", "MPI_Wtime_f08", "MPIX_HARMONIZE_GETTIME"}
+    expected |= {mangling.format("mpi_wtime") for mangling in FORTRAN_MANGLINGS}
+    expected |= {mangling.format("mpix_harmonize_gettime") for mangling in FORTRAN_MANGLINGS[:3]}
     for entry in ("init", "init_thread", "finalize", "barrier"):
         expected |= {f"MPI_{entry.capitalize()}", f"MPI_{entry.upper()}"}
         expected |= {mangling.format(f"mpi_{entry}") for mangling in FORTRAN_MANGLINGS}

@@ -22,13 +22,16 @@ using harmonize::config::testing::no_files;
 namespace {
 
 // What a value needs beside it to be valid: an arrival pattern, the mode
-// that applies it.
+// that applies it; the global MPI_Wtime, a mode with a global clock.
 Environment with_requirements(Environment environment) {
   const auto arrival = environment.find("HARMONIZE_ARRIVAL");
   const auto alternate = environment.find("HARMONIZE_ALTERNATE");
+  const auto wtime = environment.find("HARMONIZE_WTIME");
   if ((arrival != environment.end() && arrival->second != "none") ||
       (alternate != environment.end() && alternate->second == "1"))
     environment["HARMONIZE_MODE"] = "harmonize";
+  else if (wtime != environment.end() && wtime->second == "global")
+    environment["HARMONIZE_MODE"] = "observe";
   return environment;
 }
 
@@ -109,7 +112,8 @@ TEST_CASE("each entry writes a field of its own", "[config]") {
   // Two entries writing one field: setting both equals setting one of them
   // (the later write wins); two fields: differs from either.
   const auto needs = [](const Variable* a, const Variable* b) {
-    return (a->name == "HARMONIZE_ARRIVAL" || a->name == "HARMONIZE_ALTERNATE") &&
+    return (a->name == "HARMONIZE_ARRIVAL" || a->name == "HARMONIZE_ALTERNATE" ||
+            a->name == "HARMONIZE_WTIME") &&
            b->name == "HARMONIZE_MODE";
   };
   for (std::size_t i = 0; i < bound.size(); ++i) {
@@ -209,6 +213,11 @@ TEST_CASE("the test clock scope is node unless asked, and nothing else is accept
         "HARMONIZE_TEST_CLOCK_SCOPE='host' needs HARMONIZE_MODE observe or harmonize: mode off "
         "makes no communicator to find the hosts on (the mode is off)");
   CHECK(build_policy({{"HARMONIZE_TEST_CLOCK_SCOPE", "host"}}, no_files()).ok());  // no test clock
+  const PolicyResult wtime = build_policy({{"HARMONIZE_WTIME", "global"}}, no_files());
+  REQUIRE(wtime.errors.size() == 1);
+  CHECK(wtime.errors[0] ==
+        "HARMONIZE_WTIME='global' needs HARMONIZE_MODE observe or harmonize: mode off builds no "
+        "global clock (the mode is off)");
   const PolicyResult refused = build_policy({{"HARMONIZE_TEST_CLOCK_SCOPE", "socket"}}, no_files());
   REQUIRE(refused.errors.size() == 1);
   CHECK(refused.errors[0].find("HARMONIZE_TEST_CLOCK_SCOPE='socket' is not valid") !=

@@ -1,5 +1,8 @@
 #include "harmonize/protocol/world_clock.hpp"
 
+#include <optional>
+#include <utility>
+
 namespace harmonize::protocol {
 
 WorldClock::WorldClock(const clock::TimeSource& local)
@@ -20,6 +23,26 @@ void WorldClock::adopt(const clock::GlobalClock& clock) {
   current_.version += 1;
   current_.syncs += 1;
   total_seconds_ += sync_->last_report().seconds;
+  published_.store(current_.version, std::memory_order_release);
+}
+
+double WorldClock::now(double* bound) const {
+  struct Cached {
+    const WorldClock* owner = nullptr;
+    std::uint64_t version = 0;
+    std::optional<clock::GlobalClock> clock;
+  };
+  thread_local Cached cached;
+  const std::uint64_t version = published_.load(std::memory_order_acquire);
+  if (cached.owner != this || cached.version != version || !cached.clock) {
+    Snapshot snap = snapshot();
+    cached.owner = this;
+    cached.version = snap.version;
+    cached.clock.emplace(std::move(snap.clock));
+  }
+  const double t = cached.clock->now();
+  if (bound != nullptr) *bound = cached.clock->error_bound_at(t);
+  return t;
 }
 
 WorldClock::Snapshot WorldClock::snapshot() const {

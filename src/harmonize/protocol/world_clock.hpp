@@ -3,6 +3,7 @@
 // resynchronized by MPI_COMM_WORLD's barriers, read by every other
 // communicator's clock as the base it refines. Versioned and thread-safe
 // (another thread's communicator may read it during a resync).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,11 @@ class WorldClock {
 
   bool exists() const { return sync_ != nullptr; }
   Snapshot snapshot() const;
+  // The clock's reading now and its proven error bound there, from any
+  // thread, with no lock on the way while no resync intervenes (the path of
+  // the program's MPI_Wtime): each thread keeps a copy of the clock and
+  // renews it when a resync has published a new one.
+  double now(double* bound) const;
   // Collective over the world. Throws what the sync throws.
   Snapshot resync();
 
@@ -44,6 +50,7 @@ class WorldClock {
   std::unique_ptr<sync::ClockSync> sync_;
   mutable std::mutex mutex_;
   Snapshot current_;
+  std::atomic<std::uint64_t> published_{0};  // current_.version, readable without mutex_
   double initial_seconds_ = 0;
   double total_seconds_ = 0;
 };
