@@ -13,15 +13,16 @@ set(allowed_sync/mpi "sync/mpi;sync;clock")
 set(allowed_harmonize/logic "harmonize/logic;report")
 # Rooms: one feature each (docs/session.md), below the session that wires them.
 set(allowed_harmonize/arrival "harmonize/arrival;config;report")
-set(allowed_harmonize/collectives "harmonize/collectives;sync;clock;report")
+set(allowed_harmonize/trace "harmonize/trace;clock")
+set(allowed_harmonize/collectives "harmonize/collectives;harmonize/trace;sync;clock;report")
 set(allowed_harmonize/collectives/mpi
-    "harmonize/collectives/mpi;harmonize/collectives;harmonize/logic;sync;sync/mpi;clock;report")
-set(allowed_harmonize/protocol "harmonize/protocol;harmonize/logic;harmonize/arrival;sync;clock;report")
-set(allowed_harmonize "harmonize;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
+    "harmonize/collectives/mpi;harmonize/collectives;harmonize/logic;harmonize/trace;sync;sync/mpi;clock;report")
+set(allowed_harmonize/protocol "harmonize/protocol;harmonize/logic;harmonize/arrival;harmonize/trace;sync;clock;report")
+set(allowed_harmonize "harmonize;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
 set(allowed_shim "shim;harmonize;harmonize/collectives;harmonize/collectives/mpi")
 
 set(violations "")
-foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/arrival
+foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/arrival harmonize/trace
               harmonize/collectives harmonize/collectives/mpi harmonize/protocol harmonize shim)
   file(GLOB files ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.hpp)
   foreach(file IN LISTS files)

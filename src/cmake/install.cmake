@@ -9,6 +9,7 @@ install(TARGETS harmonize EXPORT harmonizeTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/harmonize DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/harmonize-run ${PROJECT_SOURCE_DIR}/scripts/harmonize-ab
   ${PROJECT_SOURCE_DIR}/scripts/harmonize-lab ${PROJECT_SOURCE_DIR}/scripts/harmonize-tune
+  ${PROJECT_SOURCE_DIR}/scripts/harmonize-timeline
   DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
 # The launchers find the package in ../share/harmonize/python (docs/python.md).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/harmonize_tools

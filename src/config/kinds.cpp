@@ -191,6 +191,21 @@ std::string Arrival::accepted(const Variable&) {
   return std::string(kArrivalSyntax);
 }
 
+using Window = KindRow<Kind::window>;
+std::string Window::problem(const Variable& v, std::string_view value) {
+  std::string why;
+  if (parse_trace_window(value, why)) return {};
+  return " is not valid: " + why + "; expected " + accepted(v);
+}
+std::string Window::canonical(std::string_view value) {
+  std::string why;
+  const auto window = parse_trace_window(value, why);
+  return window ? trace_window_text(*window) : std::string(value);
+}
+std::string Window::accepted(const Variable&) {
+  return std::string(kTraceWindowSyntax);
+}
+
 // --- the one dispatch --------------------------------------------------------
 namespace {
 
@@ -210,8 +225,9 @@ constexpr std::array kRows{
     row<Kind::choice>(), row<Kind::duration>(),    row<Kind::duration_or_auto>(),
     row<Kind::number>(), row<Kind::integer>(),     row<Kind::flag>(),
     row<Kind::ppm>(),    row<Kind::percent>(),     row<Kind::text>(),
-    row<Kind::report>(), row<Kind::collectives>(), row<Kind::arrival>()};
-static_assert(kRows.size() == static_cast<std::size_t>(Kind::arrival) + 1,
+    row<Kind::report>(), row<Kind::collectives>(), row<Kind::arrival>(),
+    row<Kind::window>()};
+static_assert(kRows.size() == static_cast<std::size_t>(Kind::window) + 1,
               "every Kind has a row, in Kind's order");
 
 const RowFunctions& row_of(Kind kind) {

@@ -15,6 +15,7 @@
 #include "common/collective_kind.hpp"
 #include "config/arrival.hpp"
 #include "config/collective_set.hpp"
+#include "config/trace_window.hpp"
 #include "config/values.hpp"
 #include "config/variables.hpp"
 
@@ -147,6 +148,16 @@ struct KindRow<Kind::arrival> {
     static_assert(std::is_same_v<T, ArrivalPattern>);
     std::string why;
     return *parse_arrival(value, why);
+  }
+};
+template <>
+struct KindRow<Kind::window> {
+  HARMONIZE_KIND_ROW_FUNCTIONS;
+  template <typename T>
+  static T typed(std::string_view value) {
+    static_assert(std::is_same_v<T, TraceWindow>);
+    std::string why;
+    return *parse_trace_window(value, why);
   }
 };
 

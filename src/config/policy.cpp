@@ -59,6 +59,12 @@ void check_combinations(PolicyResult& result) {
                             "barriers (the mode is " +
                             result.effective["HARMONIZE_MODE"] + ")");
   }
+  if (p.trace != "none" && p.mode == Mode::off) {
+    result.errors.push_back(shown("HARMONIZE_TRACE") +
+                            " needs HARMONIZE_MODE observe or harmonize: mode off measures "
+                            "nothing to draw (the mode is " +
+                            result.effective["HARMONIZE_MODE"] + ")");
+  }
   if (p.wtime == WtimeScope::global && p.mode == Mode::off) {
     result.errors.push_back(shown("HARMONIZE_WTIME") +
                             " needs HARMONIZE_MODE observe or harmonize: mode off builds no "

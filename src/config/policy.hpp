@@ -15,6 +15,7 @@
 #include "common/arrival_pattern.hpp"
 #include "common/choices.hpp"
 #include "common/collective_kind.hpp"
+#include "common/trace_window.hpp"
 
 namespace harmonize::config {
 
@@ -89,6 +90,8 @@ struct Policy {
   ArrivalPattern arrival;       // mode harmonize; a file's delays read by build_policy
   bool alternate{};             // mode harmonize: every second barrier native, timed
   WtimeScope wtime{};           // modes observe and harmonize: MPI_Wtime on the global clock
+  std::string trace;            // timeline file template; "none": no timeline
+  TraceWindow trace_window;     // which calls of each communicator it keeps
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }

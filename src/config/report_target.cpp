@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "common/report_path.hpp"
 #include "config/display.hpp"
@@ -71,15 +72,20 @@ std::string report_target_problem(const std::string& path, const std::string& pr
 
 void check_report_target(PolicyResult& result) {
   const Policy& policy = result.policy;
-  if (policy.mode == Mode::off || policy.report == "none") return;
+  if (policy.mode == Mode::off) return;
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   const std::string pid = std::to_string(::getpid());
-  const std::string path = expand_report_path(policy.report, report_job_id(::getpid()), host);
   const std::string probe = ".harmonize-probe-" + std::string(host) + "-" + pid;
-  if (std::string problem = report_target_problem(path, probe); !problem.empty()) {
-    result.errors.push_back("HARMONIZE_REPORT='" + display_value(policy.report) +
-                            "' is not valid: " + problem);
+  // The report and the timeline: rank 0 writes both, by the same rules.
+  for (const auto& [name, value] :
+       {std::pair<const char*, const std::string&>{"HARMONIZE_REPORT", policy.report},
+        {"HARMONIZE_TRACE", policy.trace}}) {
+    if (value == "none") continue;
+    const std::string path = expand_report_path(value, report_job_id(::getpid()), host);
+    if (std::string problem = report_target_problem(path, probe); !problem.empty())
+      result.errors.push_back(std::string(name) + "='" + display_value(value) +
+                              "' is not valid: " + problem);
   }
 }
 

@@ -17,7 +17,8 @@ std::string report_target_problem(const std::string& path, const std::string& pr
 // The check of `result` as MPI_Init runs it: when a report will be written
 // (mode observe or harmonize, report not "none"), expands the template as
 // rank 0 will (this host, the batch job id or this pid) and adds an error
-// line naming HARMONIZE_REPORT when the target is unusable. The probe file is
+// line naming HARMONIZE_REPORT (or HARMONIZE_TRACE, the timeline, which rank 0
+// writes by the same rules) when the target is unusable. The probe file is
 // named after host and pid so that concurrent ranks and jobs never collide.
 void check_report_target(PolicyResult& result);
 

@@ -158,6 +158,15 @@ constexpr std::array kVariables{
         "report file written by rank 0 at MPI_Finalize (modes observe and harmonize); checked at "
         "MPI_Init: its directory must accept a new file (a device such as /dev/null or "
         "/dev/stdout is written as it is)"),
+    value<Kind::report, &Policy::trace>(
+        "HARMONIZE_TRACE", "none", 0, 0,
+        "timeline of the job on the global clock (modes observe and harmonize), Chrome/Perfetto "
+        "trace-event JSON written by rank 0 at MPI_Finalize: every barrier and timed collective "
+        "call per rank, misses, lates and syncs; checked at MPI_Init like HARMONIZE_REPORT; see "
+        "docs/timeline.md"),
+    value<Kind::window, &Policy::trace_window>(
+        "HARMONIZE_TRACE_WINDOW", "1000", 0, 0,
+        "which calls of each communicator the timeline keeps (the others are counted)"),
     value<Kind::flag, &Policy::quiet>("HARMONIZE_QUIET", "0", 0, 1, "1: no summary line on stderr"),
     value<Kind::flag, &Policy::verbose>(
         "HARMONIZE_VERBOSE", "0", 0, 1,

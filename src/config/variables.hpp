@@ -26,6 +26,7 @@ enum class Kind {
   report,            // "none" or a report file name template (not "" nor ending in '/')
   collectives,       // "all", "none" or a comma-separated list of collective names
   arrival,           // an arrival pattern (config/arrival.hpp)
+  window,            // a trace window (config/trace_window.hpp)
 };
 
 struct Variable {

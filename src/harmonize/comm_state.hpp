@@ -36,6 +36,8 @@ struct CommState {
   // What the collective timer matched on this communicator (only the
   // collective fields are used).
   report::CommStats timed;
+  // HARMONIZE_TRACE: its timeline (owned by the session's RankTrace).
+  trace::CommTrace* trace = nullptr;
 
   // As the collectives' matching sees it: a communicator given up on has
   // no members to match with.
@@ -44,7 +46,8 @@ struct CommState {
             .kind = kind,
             .members = protocol ? members.get() : nullptr,
             .clock = clock ? &clock->clock() : nullptr,
-            .timed = &timed};
+            .timed = &timed,
+            .trace = trace};
   }
 
   logic::CommRecord final_record() const {

@@ -65,7 +65,14 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   // stop, or none. Agreed only when a pattern is set: no collective is added
   // to every MPI_Init.
   if (policy_.arrival.kind != ArrivalKind::none) stop_on_error(arrival_->misfit_error());
-  if (policy_.needs_clock()) synchronize_world_clock();
+  if (!policy_.needs_clock()) return;
+  synchronize_world_clock();
+  if (policy_.trace != "none") {
+    trace_ = std::make_unique<trace::RankTrace>(policy_.trace_window);
+    const protocol::WorldClock::Snapshot world = world_clock_->snapshot();
+    trace_->first_sync =
+        trace::SyncEvent{world.synced_at - world_clock_->initial_seconds(), world.synced_at, true};
+  }
 }
 
 void SessionImpl::synchronize_world_clock() {
@@ -262,6 +269,7 @@ void SessionImpl::finish() {
     records_.retire(std::move(record), logic::CommKind::inter, true);
   }
   if (policy_.mode != config::Mode::off) write_report();
+  if (trace_) write_trace();
 }
 
 }  // namespace harmonize

@@ -107,6 +107,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
       [this, comm, key](clock::GlobalClock base) { return group_sync(comm, key, base); });
   protocol::ProtocolSettings settings = protocol_settings(record.stats.name);
   if (arrival_) settings.arrival = arrival_->delays(facts.rank, facts.size);
+  if (trace_) state->trace = settings.trace = &trace_->comm(record.stats.name);
   state->protocol = std::make_unique<protocol::BarrierProtocol>(
       *state->members, *state->clock, std::move(settings), std::move(record));
   return state;

@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "harmonize/clock_setup.hpp"
 #include "harmonize/arrival/job_arrival.hpp"
+#include "harmonize/clock_setup.hpp"
 #include "harmonize/collectives/mpi/timed_collectives.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/world_clock.hpp"
@@ -18,6 +18,7 @@
 #include "harmonize/session.hpp"
 #include "harmonize/shared_clock_notice.hpp"
 #include "harmonize/thread_census.hpp"
+#include "harmonize/trace/events.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"
@@ -58,6 +59,9 @@ class SessionImpl final : public Session {
   int harmonized(protocol::BarrierProtocol& protocol);
   // The start-up's world clock; `find_hosts` etc. were set up before.
   void synchronize_world_clock();
+  // HARMONIZE_TRACE: every process's timeline to world rank 0, which writes
+  // the file (session_trace.cpp). Collective over the private world.
+  void write_trace();
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;
@@ -77,6 +81,7 @@ class SessionImpl final : public Session {
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
   std::unique_ptr<collectives::TimedCollectives> timed_;  // null: nothing timed
+  std::unique_ptr<trace::RankTrace> trace_;               // null: no HARMONIZE_TRACE
   // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
   std::uint64_t inter_calls_left_ = 0;
   bool thread_multiple_ = false;

@@ -115,6 +115,7 @@ struct Options {
   long pair_calls = 200'000;
   std::string operation = "barrier";  // or allreduce
   std::string mode = "off";           // HARMONIZE_MODE of the preloaded side
+  std::string trace;                  // HARMONIZE_TRACE of the preloaded side ("": none)
 };
 
 struct Case {
@@ -137,6 +138,8 @@ std::vector<std::string> command(const Options& options, Flavor flavor, const Ca
   std::vector<std::string> rank_environment{"HARMONIZE_MODE=" + options.mode,
                                             "HARMONIZE_REPORT=none", "HARMONIZE_QUIET=1"};
   if (preload) rank_environment.push_back("LD_PRELOAD=" + options.library);
+  if (preload && !options.trace.empty())
+    rank_environment.push_back("HARMONIZE_TRACE=" + options.trace);
   std::vector<std::string> args =
       launch_command(options.mpiexec, flavor, c.ranks, {}, rank_environment);
   args.insert(args.end(), {self_path, std::string(kWorkerFlag), c.comm, std::to_string(c.calls),
@@ -148,8 +151,10 @@ const char* const kUsage =
     "usage: harmonize-bench-overhead [--mpiexec PATH] [--library PATH] [--rounds N]\n"
     "                                [--self-calls N] [--pair-calls N]\n"
     "                                [--operation barrier|allreduce] [--mode off|observe]\n"
+    "                                [--trace PATH]\n"
     "Measures the time libharmonize adds to MPI_Barrier in HARMONIZE_MODE=off, or to\n"
-    "an 8-byte MPI_Allreduce (--operation allreduce), timed in mode observe.\n"
+    "an 8-byte MPI_Allreduce (--operation allreduce), timed in mode observe; with\n"
+    "--trace, with HARMONIZE_TRACE=PATH (a template: every run writes a timeline).\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 // The reason the command line is wrong, or "".
@@ -170,6 +175,8 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
       options.operation = value;
       if (options.operation != "barrier" && options.operation != "allreduce")
         return "--operation is barrier or allreduce, not '" + options.operation + "'";
+    } else if (flag == "--trace") {
+      options.trace = value;
     } else if (flag == "--mode") {
       options.mode = value;
       if (options.mode != "off" && options.mode != "observe" && options.mode != "harmonize")
@@ -277,9 +284,10 @@ int run_driver(int argc, char** argv) {
   std::printf("# reproduce: %s", self_path.c_str());
   std::printf(
       " --mpiexec %s --library %s --rounds %d --self-calls %ld --pair-calls %ld --operation %s "
-      "--mode %s\n",
+      "--mode %s%s%s\n",
       options.mpiexec.c_str(), options.library.c_str(), options.rounds, options.self_calls,
-      options.pair_calls, options.operation.c_str(), options.mode.c_str());
+      options.pair_calls, options.operation.c_str(), options.mode.c_str(),
+      options.trace.empty() ? "" : " --trace ", options.trace.c_str());
   std::printf("# one worker: %s\n",
               joined(command(options, flavor, cases[0], self_path, true)).c_str());
   return all_ran ? 0 : 1;

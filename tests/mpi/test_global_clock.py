@@ -16,7 +16,7 @@ MPI_Wtime that missed either would fail.
 """
 import pytest
 
-from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, run_mpi, skip_unless_mpi4py_matches
+from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, rerun_until, run_mpi, skip_unless_mpi4py_matches
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "5ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "3"}
@@ -68,7 +68,15 @@ def run_truth(mode, wtime, btl, calls=40):
 @pytest.mark.parametrize("mode", ["observe", "harmonize"])
 @pytest.mark.parametrize("transport", list(TRANSPORTS))
 def test_mpi_wtime_is_the_global_clock_within_its_bound(transport, mode):
-    result = run_truth(mode, "global", TRANSPORTS[transport])
+    # Beside heavy load a sync can take half a second and bound the clock by
+    # milliseconds, honestly, but then the bound would hide the test clocks'
+    # offsets it is meant to catch: judged on a run whose median bound is
+    # tight, if the machine gives one within a minute (else on the last).
+    def tight(result):
+        bounds = sorted(s[3] for s in samples(result.stdout).get(1, []))
+        return bool(bounds) and bounds[len(bounds) // 2] < 50e-6
+
+    result = rerun_until(lambda: run_truth(mode, "global", TRANSPORTS[transport]), tight)
     found = facts(result.stdout)
     assert found["wtime_is_global"] == (1, 1)
     assert found["inside"] == 0
@@ -81,9 +89,10 @@ def test_mpi_wtime_is_the_global_clock_within_its_bound(transport, mode):
         # MPI_Wtime is the clock MPIX_Harmonize_gettime reads, a moment later
         # (both between the truth reads; the clocks' rates differ by 100 ppm).
         assert -1e-9 <= gettime - wtime <= (after - before) * 1.001 + 1e-9, (wtime, gettime)
-        assert 0 < bound < 50e-6
+        assert bound > 0
         error = wtime - reference((before + after) / 2)
         assert abs(error) <= bound + (after - before) + FIT_ALLOWANCE, (error, bound, after - before)
+    assert tight(result), "no run with a tight clock: the check above could not see the test offsets"
 
 
 def test_local_mpi_wtime_is_left_alone():
@@ -135,13 +144,14 @@ def test_mpi4py_sees_the_global_clock():
                "HARMONIZE_QUIET": "1", **TEST_CLOCKS}
         lines = run_mpi(2, [PYTHON, script], env=env, check=True).stdout.splitlines()
         is_global = next(line.split()[-1] for line in lines if line.startswith("mpi4py wtime_is_global"))
-        stamps = [float(s) for s in next(line for line in lines if line.startswith("mpi4py stamps")).split()[2:]]
-        return is_global, stamps
+        words = next(line for line in lines if line.startswith("mpi4py sandwich")).split()[2:]
+        return is_global, [float(w) for w in words[:3]], int(words[3])
 
-    is_global, stamps = read("global")
-    assert is_global == "True"
-    # Two processes on their own clocks, milliseconds apart, leave one
-    # barrier and read one clock: a Python call's time apart, not more.
-    assert abs(stamps[0] - stamps[1]) < 1e-3
-    is_global, _ = read("local")
-    assert is_global == "False"
+    # MPI.Wtime is the clock MPIX_Harmonize_gettime reads: its reading lies
+    # between two of MPI.Wtime's, however long the process was away.
+    is_global, (before, between, after), status = read("global")
+    assert is_global == "True" and status == 0
+    assert before <= between <= after
+    is_global, (before, between, after), status = read("local")
+    assert is_global == "False" and status == 0
+    assert not before <= between <= after

@@ -22,15 +22,18 @@ using harmonize::config::testing::no_files;
 namespace {
 
 // What a value needs beside it to be valid: an arrival pattern, the mode
-// that applies it; the global MPI_Wtime, a mode with a global clock.
+// that applies it; the global MPI_Wtime and the timeline, a mode with a
+// global clock.
 Environment with_requirements(Environment environment) {
   const auto arrival = environment.find("HARMONIZE_ARRIVAL");
   const auto alternate = environment.find("HARMONIZE_ALTERNATE");
   const auto wtime = environment.find("HARMONIZE_WTIME");
+  const auto trace = environment.find("HARMONIZE_TRACE");
   if ((arrival != environment.end() && arrival->second != "none") ||
       (alternate != environment.end() && alternate->second == "1"))
     environment["HARMONIZE_MODE"] = "harmonize";
-  else if (wtime != environment.end() && wtime->second == "global")
+  else if ((wtime != environment.end() && wtime->second == "global") ||
+           (trace != environment.end() && trace->second != "none"))
     environment["HARMONIZE_MODE"] = "observe";
   return environment;
 }
@@ -74,6 +77,8 @@ std::string other_value(const Variable& v) {
       return v.default_value == "none" ? "all" : "none";
     case Kind::arrival:
       return v.default_value == "none" ? "rank:0:10us" : "none";
+    case Kind::window:
+      return v.default_value == "all" ? "10:20" : "all";
   }
   FAIL("no other value for " << v.name);
   return "";
@@ -113,7 +118,7 @@ TEST_CASE("each entry writes a field of its own", "[config]") {
   // (the later write wins); two fields: differs from either.
   const auto needs = [](const Variable* a, const Variable* b) {
     return (a->name == "HARMONIZE_ARRIVAL" || a->name == "HARMONIZE_ALTERNATE" ||
-            a->name == "HARMONIZE_WTIME") &&
+            a->name == "HARMONIZE_WTIME" || a->name == "HARMONIZE_TRACE") &&
            b->name == "HARMONIZE_MODE";
   };
   for (std::size_t i = 0; i < bound.size(); ++i) {

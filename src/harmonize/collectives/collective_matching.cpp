@@ -17,8 +17,35 @@ void match_alone(const PendingCalls& pending, report::CommStats& stats) {
   stats.collective_calls_unmatched += pending.calls_seen - pending.calls.size();
 }
 
+namespace {
+
+// This process's calls, as its timeline shows them: numbered on the
+// communicator, whether matched or not.
+void add_to_trace(trace::CommTrace& trace, const clock::GlobalClock& clock,
+                  const PendingCalls& pending) {
+  for (std::size_t i = 0; i < pending.calls.size(); ++i) {
+    const TimedCall& call = pending.calls[i];
+    // On the clock the barriers around it were read with.
+    const clock::GlobalClock& then = trace.clock_at(call.entry, clock);
+    trace.collectives.add(trace.collective_calls + i,
+                          {.entry = then.to_global(call.entry),
+                           .exit = then.to_global(call.exit),
+                           .bytes = call.bytes,
+                           .index = trace.collective_calls + i,
+                           .operation = static_cast<int>(call.operation),
+                           .root = call.root,
+                           .after_valid_barrier = call.after_barrier});
+  }
+  trace.collective_calls += pending.calls_seen;
+  trace.converted_until(clock.source().now());
+}
+
+}  // namespace
+
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
-                       const PendingCalls& pending, report::CommStats& stats) {
+                       const PendingCalls& pending, report::CommStats& stats,
+                       trace::CommTrace* trace) {
+  if (trace != nullptr) add_to_trace(*trace, clock, pending);
   const bool root = members.rank() == 0;
   // Members keep the same number of calls unless one of them lost some (a
   // program whose members call different collectives, or memory): the

@@ -5,6 +5,7 @@
 // MPI_Finalize).
 #include "clock/global_clock.hpp"
 #include "harmonize/collectives/collective_timer.hpp"
+#include "harmonize/trace/events.hpp"
 #include "report/comm_stats.hpp"
 #include "sync/collectives.hpp"
 
@@ -19,9 +20,11 @@ inline constexpr std::uint64_t kMatchBatch = 64;
 // communicator are called in the same order by all of them). Every member
 // adds its own time in each call and counts its calls left unmatched; rank
 // 0 of the communicator adds the cross-member figures. Throws what the
-// collectives throw (sync::MpiError on a user's communicator).
+// collectives throw (sync::MpiError on a user's communicator). With `trace`
+// (HARMONIZE_TRACE) every call this process kept joins its timeline.
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
-                       const PendingCalls& pending, report::CommStats& stats);
+                       const PendingCalls& pending, report::CommStats& stats,
+                       trace::CommTrace* trace = nullptr);
 
 // The same for a communicator of one process (IMB's runs on one process,
 // MPI_COMM_SELF): no skew, t_global is the call's own time; no communication.

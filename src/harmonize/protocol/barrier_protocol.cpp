@@ -8,6 +8,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "harmonize/logic/barrier_decision.hpp"
@@ -96,10 +97,26 @@ BarrierProtocol::BarrierProtocol(sync::Collectives& members, CommClock& clock,
 void BarrierProtocol::resync_agreed() {
   std::string failure;
   const double start = settings_.truth ? settings_.truth->now() : 0.0;
+  // The timeline's resync span, timed on the local source (the global clock
+  // jumps at the resync, by as much as the old clock's error), and the clock
+  // it replaces, for the collective calls made before and converted after.
+  std::optional<clock::GlobalClock> replaced;
+  double local_start = 0;
+  if (settings_.trace && clock_.ready()) {
+    replaced = clock_.clock();
+    local_start = replaced->source().now();
+  }
   try {
     clock_.resync();
   } catch (const std::exception& error) {
     failure = std::string("clock sync: ") + error.what();
+  }
+  if (settings_.trace && failure.empty()) {
+    const double local_end = clock_.clock().source().now();
+    const double end = clock_.clock().to_global(local_end);
+    const double took = replaced ? local_end - local_start : 0.0;
+    settings_.trace->syncs.add(record_.stats.resyncs, {end - took, end, false});
+    if (replaced) settings_.trace->replaced(local_start, *replaced);
   }
   record_.stats.resyncs += 1;
   misses_in_a_row_ = 0;  // a fresh clock starts a fresh count
@@ -233,6 +250,11 @@ void BarrierProtocol::observed() {
   call.likely = clock_.clock().likely_error_at(call.exit_global);
   if (truth) check_true_exit(kNoDeadline, call);
   log_.add(call);
+  if (settings_.trace)
+    settings_.trace->barriers.add(record_.stats.calls, {.entry = entered,
+                                                        .exit = call.exit_global,
+                                                        .bound = call.bound,
+                                                        .index = record_.stats.calls});
   record_.stats.calls += 1;
   record_.stats.time_in_call.add(call.exit_global - entered);
 }
@@ -324,6 +346,17 @@ int BarrierProtocol::harmonized() {
   call.likely = clock->likely_error_at(t);
   if (truth) check_true_exit(target, call);
   log_.add(call);
+  if (settings_.trace)
+    settings_.trace->barriers.add(stats.calls, {.entry = entered,
+                                                .exit = t,
+                                                .deadline = deadline,
+                                                .slack = pending_slack_,
+                                                .bound = call.bound,
+                                                .delay = call.delay,
+                                                .harmonized = true,
+                                                .missed = call.missed,
+                                                .late = call.late,
+                                                .index = stats.calls});
   stats.calls += 1;
   stats.harmonized_calls += 1;
   stats.time_in_call.add(t - entered);

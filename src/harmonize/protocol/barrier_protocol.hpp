@@ -16,6 +16,7 @@
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/logic/slack_controller.hpp"
 #include "harmonize/protocol/comm_clock.hpp"
+#include "harmonize/trace/events.hpp"
 #include "sync/collectives.hpp"
 
 namespace harmonize::protocol {
@@ -46,6 +47,9 @@ struct ProtocolSettings {
   std::optional<arrival::ArrivalDelays> arrival;
   // Told once when the protocol gives up on the communicator.
   std::function<void(const std::string& reason)> on_give_up;
+  // HARMONIZE_TRACE: the communicator's timeline, which outlives the
+  // protocol; null without one.
+  trace::CommTrace* trace = nullptr;
 };
 
 class BarrierProtocol {

@@ -18,7 +18,8 @@ void TimedCollectives::match(const MatchedComm& comm, bool all_left) {
   if (alone) {
     match_alone(timer_.take(comm_id(comm.user)), *comm.timed);
   } else {
-    match_collectives(*comm.members, *comm.clock, timer_.take(comm_id(comm.user)), *comm.timed);
+    match_collectives(*comm.members, *comm.clock, timer_.take(comm_id(comm.user)), *comm.timed,
+                      comm.trace);
   }
 }
 

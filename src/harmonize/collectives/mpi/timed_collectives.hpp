@@ -13,6 +13,7 @@
 #include "harmonize/collectives/collective_timer.hpp"
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "harmonize/logic/record_store.hpp"
+#include "harmonize/trace/events.hpp"
 #include "report/comm_stats.hpp"
 #include "sync/collectives.hpp"
 
@@ -27,6 +28,7 @@ struct MatchedComm {
   sync::Collectives* members = nullptr;
   const clock::GlobalClock* clock = nullptr;
   report::CommStats* timed = nullptr;  // where its matched calls are added
+  trace::CommTrace* trace = nullptr;   // HARMONIZE_TRACE: its timeline, else null
 };
 
 // What no matching took at MPI_Finalize, per process.

@@ -1,0 +1,1 @@
+"""harmonize-timeline: a few consecutive calls of a HARMONIZE_TRACE timeline, drawn."""

@@ -1,0 +1,122 @@
+// HARMONIZE_TRACE at MPI_Finalize: every process renders its own timeline,
+// and world rank 0 takes them one process at a time (it asks for each, so
+// MPI never queues P unexpected messages there) into the file it writes by
+// the report's rules: a new name, never an overwritten file. Rank 0 holds
+// the trace itself and nothing per process beyond it (docs/timeline.md).
+#include <mpi.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "config/trace_window.hpp"
+#include "harmonize/session_impl.hpp"
+#include "report/report_file.hpp"
+#include "sync/mpi/gather.hpp"
+#include "sync/mpi/host_of_rank.hpp"
+#include "sync/mpi/mpi_error.hpp"
+
+namespace harmonize {
+namespace {
+
+// MPI_COMM_WORLD's copy carries no other tag-0 message by now: the report's
+// tree (tag 0) is done, and GroupTransport's tags start at 1.
+constexpr int kTraceTag = 0;
+// Pieces of at most 1 GiB: MPI counts are ints.
+constexpr std::size_t kPiece = std::size_t{1} << 30;
+
+void send_text(MPI_Comm world, const std::string& text) {
+  unsigned long long length = text.size();
+  sync::check_mpi(PMPI_Send(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, kTraceTag, world), "PMPI_Send");
+  for (std::size_t at = 0; at < text.size(); at += kPiece) {
+    const int count = static_cast<int>(std::min(kPiece, text.size() - at));
+    sync::check_mpi(PMPI_Send(text.data() + at, count, MPI_CHAR, 0, kTraceTag, world), "PMPI_Send");
+  }
+}
+
+void receive_text(MPI_Comm world, int from, std::string& into) {
+  unsigned long long length = 0;
+  sync::check_mpi(
+      PMPI_Recv(&length, 1, MPI_UNSIGNED_LONG_LONG, from, kTraceTag, world, MPI_STATUS_IGNORE),
+      "PMPI_Recv");
+  const std::size_t start = into.size();
+  into.resize(start + length);
+  for (std::size_t at = 0; at < length; at += kPiece) {
+    const int count = static_cast<int>(std::min<std::size_t>(kPiece, length - at));
+    sync::check_mpi(PMPI_Recv(into.data() + start + at, count, MPI_CHAR, from, kTraceTag, world,
+                              MPI_STATUS_IGNORE),
+                    "PMPI_Recv");
+  }
+}
+
+}  // namespace
+
+void SessionImpl::write_trace() {
+  // The node's first rank names its process track.
+  const int node_id = layout_.of_rank[static_cast<std::size_t>(world_rank_)].node;
+  int first_of_node = world_rank_;
+  for (int r = 0; r < world_rank_; ++r)
+    if (layout_.of_rank[static_cast<std::size_t>(r)].node == node_id) {
+      first_of_node = r;
+      break;
+    }
+  const std::string node_name =
+      first_of_node == world_rank_
+          ? "node " + std::to_string(node_.index) + " (" + sync::processor_name() + ")"
+          : std::string();
+  const std::uint64_t mine[2] = {trace_->dropped(), 0};
+  std::uint64_t dropped[2] = {0, 0};
+  const bool summed = sync::sum_to_root(world_, mine, dropped);
+
+  if (world_rank_ != 0) {
+    // Rank 0's origin is the go-ahead: the instant its first sync ended.
+    double origin = 0;
+    try {
+      sync::check_mpi(PMPI_Recv(&origin, 1, MPI_DOUBLE, 0, kTraceTag, world_, MPI_STATUS_IGNORE),
+                      "PMPI_Recv");
+      send_text(world_,
+                trace::render_events(*trace_, {node_.index, world_rank_, origin}, node_name));
+    } catch (const sync::MpiError&) {
+      // Rank 0 names the ranks it misses.
+    }
+    return;
+  }
+  const double origin = trace_->first_sync ? trace_->first_sync->end : 0.0;
+  std::string text = trace::file_head(origin);
+  text += trace::render_events(*trace_, {node_.index, 0, origin}, node_name);
+  std::string missing;
+  for (int rank = 1; rank < world_size_; ++rank) {
+    const std::size_t before = text.size();
+    try {
+      sync::check_mpi(PMPI_Send(&origin, 1, MPI_DOUBLE, rank, kTraceTag, world_), "PMPI_Send");
+      receive_text(world_, rank, text);
+    } catch (const sync::MpiError& error) {
+      text.resize(before);
+      missing += (missing.empty() ? "" : ", ") + std::to_string(rank) + " (" + error.what() + ")";
+    }
+  }
+  text += trace::file_tail(config::trace_window_text(policy_.trace_window), world_size_,
+                           summed ? dropped[0] : mine[0]);
+  if (!missing.empty())
+    std::fprintf(stderr, "harmonize: error: the timeline lacks the events of world ranks %s\n",
+                 missing.c_str());
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  const std::string path = report::expand_report_path(
+      policy_.trace, report::report_job_id(static_cast<int>(getpid())), host);
+  const report::WrittenReport written = report::write_report_file(path, text);
+  if (written.final_path.empty()) {
+    std::fprintf(stderr, "harmonize: error: the timeline was not written to %s: %s\n", path.c_str(),
+                 written.error.c_str());
+  } else if (written.renamed_because_exists) {
+    std::fprintf(stderr, "harmonize: %s exists, not overwritten; timeline written to %s\n",
+                 path.c_str(), written.final_path.c_str());
+  } else if (!policy_.quiet) {
+    std::fprintf(stderr, "harmonize: timeline %s (%.1f MB; open it in https://ui.perfetto.dev)\n",
+                 written.final_path.c_str(), static_cast<double>(text.size()) / 1e6);
+  }
+}
+
+}  // namespace harmonize

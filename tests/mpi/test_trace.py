@@ -1,0 +1,129 @@
+"""Timelines on the global clock (issue 28, HARMONIZE_TRACE): the file is
+Chrome/Perfetto trace-event JSON, one thread track per rank, every barrier
+and timed collective call kept by the window, and its timestamps are right.
+
+Ground truth: every rank runs on its own test clock (offsets up to 1 ms,
+drifts up to 50 ppm) and the program (arrival_truth.c) stamps the untouched
+clock right before each allreduce. World rank 0's global clock is its own
+test clock, a line on the truth: fitted from its (truth, traced entry) pairs.
+Rank 1's traced entries, on its global clock, must lie on that line within
+the clock-error bound the trace gives at the barrier before (and the gap
+between the program's stamp and the library's, as the other ground-truth
+tests allow).
+"""
+import json
+
+import pytest
+
+from conftest import MPI_FLAVOR, PROGRAMS, run_mpi, true_arrivals
+
+TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
+               "HARMONIZE_TEST_CLOCK_SEED": "7"}
+STAMP_GAP = 2e-6  # program's stamp -> library's, on a loaded machine (test_arrival.py)
+SHARED_MEMORY = "self,vader" if MPI_FLAVOR == "openmpi" else None
+
+
+def traced(tmp_path, calls, mode="harmonize", window=None, name="trace.json", nprocs=2, extra=None):
+    env = {"HARMONIZE_MODE": mode, "HARMONIZE_TRACE": tmp_path / name, "HARMONIZE_REPORT": "none",
+           "HARMONIZE_COLLECTIVES": "allreduce", **TEST_CLOCKS, **(extra or {})}
+    if window:
+        env["HARMONIZE_TRACE_WINDOW"] = window
+    return run_mpi(nprocs, [PROGRAMS / "arrival_truth", str(calls)], env=env, btl=SHARED_MEMORY,
+                   timeout=300, check=True)
+
+
+def events(path, name=None, rank=None):
+    found = json.loads(path.read_text())["traceEvents"]
+    return [e for e in found if (name is None or e["name"] == name) and (rank is None or e["tid"] == rank)]
+
+
+def line_through(pairs):
+    xs, ys = zip(*pairs)
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in pairs) / sum((x - mx) ** 2 for x in xs)
+    return lambda x: my + slope * (x - mx)
+
+
+def test_the_timeline_has_every_call_on_the_global_clock(tmp_path):
+    calls = 300
+    result = traced(tmp_path, calls)
+    path = tmp_path / "trace.json"
+    assert f"timeline {path}" in result.stderr
+    data = json.loads(path.read_text())
+    assert data["displayTimeUnit"] == "ns"
+    assert data["otherData"]["ranks"] == 2 and data["otherData"]["dropped_events"] == 0
+    names = {e["tid"]: e["args"]["name"] for e in events(path, "thread_name")}
+    assert names == {0: "rank 0", 1: "rank 1"}
+    for rank in (0, 1):
+        barriers = events(path, "MPI_Barrier", rank)
+        assert [e["args"]["call"] for e in barriers] == list(range(calls))
+        assert all(e["args"]["harmonized"] for e in barriers)
+        allreduces = events(path, "MPI_Allreduce", rank)
+        assert [e["args"]["call"] for e in allreduces] == list(range(calls))
+        assert {e["args"]["bytes"] for e in allreduces} == {8}
+        # Each allreduce starts after the barrier before it ended, on the
+        # clock in force then (a resync between the call and its matching
+        # once moved it 0.8 ms back, before the barrier's exit); 1 us for the
+        # conversion of the collective's TSC stamps.
+        for barrier, allreduce in zip(barriers, allreduces):
+            assert allreduce["ts"] >= barrier["ts"] + barrier["dur"] - 1.0, (barrier, allreduce)
+        # Resyncs are spans forward in time, whatever the clock did.
+        assert all(e["dur"] >= 0 for e in events(path, "clock resync", rank))
+    # Harmonized: the ranks leave a call they both flag 1 at one instant of
+    # the global clock (their readings differ by the clocks' error at most).
+    by_call = {}
+    for e in events(path, "MPI_Barrier"):
+        by_call.setdefault(e["args"]["call"], []).append(e)
+    together = [c for c in by_call.values() if all(e["args"]["flag"] == 1 for e in c)]
+    assert len(together) > calls // 2
+    for pair in together:
+        exits = [e["ts"] + e["dur"] for e in pair]
+        bound = sum(e["args"]["clock_error_bound_us"] for e in pair)
+        assert max(exits) - min(exits) <= bound + 2.0, pair
+
+    # Ground truth: the traced allreduce entries against the program's stamps.
+    truth = dict(true_arrivals(result.stdout))
+    origin = data["traceEvents"][0]["args"]["global_seconds"]
+    entries = {rank: {e["args"]["call"]: origin + e["ts"] * 1e-6 for e in events(path, "MPI_Allreduce", rank)}
+               for rank in (0, 1)}
+    reference = line_through([(truth[c][0], entries[0][c]) for c in range(calls)])
+    bounds = {e["args"]["call"]: e["args"]["clock_error_bound_us"] * 1e-6 for e in events(path, "MPI_Barrier", 1)}
+    beyond = [c for c in range(calls)
+              if abs(entries[1][c] - reference(truth[c][1])) > bounds[c] + STAMP_GAP]
+    assert len(beyond) <= calls // 100, beyond[:5]
+
+
+def test_the_window_bounds_the_file_and_counts_the_rest(tmp_path):
+    traced(tmp_path, 50, window="10", name="edges.json")
+    kept = [e["args"]["call"] for e in events(tmp_path / "edges.json", "MPI_Barrier", 0)]
+    assert kept == list(range(10)) + list(range(40, 50))
+    # 30 barriers and 30 allreduces per rank, 2 ranks.
+    assert json.loads((tmp_path / "edges.json").read_text())["otherData"]["dropped_events"] == 120
+    traced(tmp_path, 50, window="5:8", name="range.json", mode="observe")
+    assert [e["args"]["call"] for e in events(tmp_path / "range.json", "MPI_Allreduce", 1)] == [5, 6, 7]
+    assert not any(e["args"]["harmonized"] for e in events(tmp_path / "range.json", "MPI_Barrier"))
+    # A window past the last call: a valid file of metadata (and the clock
+    # sync at MPI_Init, which is no call).
+    traced(tmp_path, 5, window="100:200", name="empty.json")
+    assert {e["name"] for e in events(tmp_path / "empty.json") if e["ph"] != "M"} == {"clock sync"}
+
+
+def test_a_timeline_is_never_overwritten(tmp_path):
+    traced(tmp_path, 5)
+    second = traced(tmp_path, 5)
+    assert (tmp_path / "trace-1.json").exists()
+    assert "exists, not overwritten; timeline written to" in second.stderr
+
+
+@pytest.mark.parametrize("env,message", [
+    ({"HARMONIZE_MODE": "observe", "HARMONIZE_TRACE": "/nonexistent/dir/t.json"},
+     "HARMONIZE_TRACE='/nonexistent/dir/t.json' is not valid"),
+    ({"HARMONIZE_TRACE": "t.json"}, "HARMONIZE_TRACE='t.json' needs HARMONIZE_MODE observe or harmonize"),
+    ({"HARMONIZE_MODE": "observe", "HARMONIZE_TRACE_WINDOW": "0"},
+     "HARMONIZE_TRACE_WINDOW='0' is not valid: '0' is not a whole number from 1"),
+])
+def test_bad_trace_settings_stop_the_job_at_init(tmp_path, env, message):
+    result = run_mpi(2, [PROGRAMS / "barrier_loop", "1"], env=env)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "program started" not in result.stdout

@@ -1,0 +1,73 @@
+"""harmonize-timeline (issue 28): a few calls of a HARMONIZE_TRACE file drawn,
+on a trace written here whose times are known exactly."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+from conftest import SOURCE_DIR  # noqa: E402
+from harmonize_tools.timeline import trace  # noqa: E402
+
+TIMELINE = SOURCE_DIR / "scripts" / "harmonize-timeline"
+
+
+def barrier(rank, call, entry, exit_at, flag=1, deadline=None):
+    args = {"comm": "MPI_COMM_WORLD", "call": call, "harmonized": deadline is not None,
+            "clock_error_bound_us": 0.1}
+    if deadline is not None:
+        args.update(deadline_us=deadline, flag=flag, slack_us=1.0)
+    return {"ph": "X", "name": "MPI_Barrier", "cat": "barrier", "pid": 0, "tid": rank, "ts": entry,
+            "dur": exit_at - entry, "args": args}
+
+
+def write_trace(path, events):
+    path.write_text(json.dumps({"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 0, "tid": r,
+                                                 "args": {"name": f"rank {r}"}} for r in (0, 1)] + events,
+                                "displayTimeUnit": "ns", "otherData": {"producer": "harmonize"}}))
+
+
+def run(*arguments):
+    return subprocess.run([str(TIMELINE), *map(str, arguments)], capture_output=True, text=True, timeout=120)
+
+
+def test_calls_are_drawn_and_their_exit_skews_told(tmp_path):
+    # Harmonized calls 0-2 leave at 10, 20, 30 us on rank 0; rank 1 leaves
+    # 0.5 us later at call 1 (flag 0 there), on time otherwise.
+    events = []
+    for call, at in enumerate((10.0, 20.0, 30.0)):
+        events.append(barrier(0, call, at - 3, at, deadline=at))
+        late = 0.5 if call == 1 else 0.0
+        events.append(barrier(1, call, at - 5, at + late, flag=0 if late else 1, deadline=at))
+    events.append({"ph": "X", "name": "MPI_Allreduce", "cat": "collective", "pid": 0, "tid": 0, "ts": 11.0,
+                   "dur": 2.0, "args": {"comm": "MPI_COMM_WORLD", "call": 0, "bytes": 8}})
+    path = tmp_path / "t.json"
+    write_trace(path, events)
+    result = run(path, "--calls", "0:3")
+    assert result.returncode == 0, result.stderr
+    assert "call 0: exit skew 0.000 us" in result.stdout
+    assert "call 1: exit skew 0.500 us" in result.stdout
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    per_rank = trace.calls(json.loads(path.read_text()), "MPI_COMM_WORLD")
+    assert trace.window(per_rank, 0, 2) == (5.0, 30.0)
+
+
+@pytest.mark.parametrize("arguments, status, message", [
+    (["--calls", "5:9"], 1, "barrier calls 5 to 8 are not in the timeline"),
+    (["--calls", "3:3"], 2, "--calls '3:3': expected 0 <= A < B"),
+    (["--comm", "comm#1"], 2, "no calls of comm#1 (it has: MPI_COMM_WORLD)"),
+])
+def test_what_cannot_be_drawn_is_said(tmp_path, arguments, status, message):
+    path = tmp_path / "t.json"
+    write_trace(path, [barrier(0, 0, 1.0, 2.0), barrier(1, 0, 1.5, 2.0)])
+    result = run(path, *arguments)
+    assert result.returncode == status and message in result.stderr, result.stderr
+
+
+def test_a_file_that_is_no_timeline_is_refused(tmp_path):
+    (tmp_path / "report.json").write_text(json.dumps({"communicators": []}))
+    result = run(tmp_path / "report.json")
+    assert result.returncode == 2 and "not a harmonize timeline" in result.stderr
