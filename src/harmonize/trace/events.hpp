@@ -5,9 +5,9 @@
 // as Chrome/Perfetto trace events. Pure.
 #include <cstdint>
 #include <memory>
-#include <utility>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clock/global_clock.hpp"
