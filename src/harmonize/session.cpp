@@ -268,8 +268,9 @@ void SessionImpl::finish() {
     record.stats.collective_calls_unmatched = inter_calls_left_;
     records_.retire(std::move(record), logic::CommKind::inter, true);
   }
-  if (policy_.mode != config::Mode::off) write_report();
+  // The timeline first: the report says where it went.
   if (trace_) write_trace();
+  if (policy_.mode != config::Mode::off) write_report();
 }
 
 }  // namespace harmonize

@@ -60,7 +60,8 @@ class SessionImpl final : public Session {
   // The start-up's world clock; `find_hosts` etc. were set up before.
   void synchronize_world_clock();
   // HARMONIZE_TRACE: every process's timeline to world rank 0, which writes
-  // the file (session_trace.cpp). Collective over the private world.
+  // the file (session_trace.cpp) and keeps what the report says of it.
+  // Collective over the private world.
   void write_trace();
 
   config::PolicyResult configuration_;
@@ -82,6 +83,7 @@ class SessionImpl final : public Session {
   std::atomic<std::uint64_t> serial_{0};
   std::unique_ptr<collectives::TimedCollectives> timed_;  // null: nothing timed
   std::unique_ptr<trace::RankTrace> trace_;               // null: no HARMONIZE_TRACE
+  std::optional<report::TraceInfo> trace_info_;           // world rank 0, once written
   // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
   std::uint64_t inter_calls_left_ = 0;
   bool thread_multiple_ = false;

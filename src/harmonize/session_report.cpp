@@ -169,6 +169,7 @@ void SessionImpl::write_report() {
   job.concurrent_harmonized_barriers =
       report::ThreadsInfo{records.threaded_processes, std::max(peak, 0)};
   job.missing_records = records.missing;
+  job.trace = trace_info_;
 
   if (policy_.report != "none") {
     char host[256] = {0};

@@ -107,6 +107,9 @@ void SessionImpl::write_trace() {
   const std::string path = report::expand_report_path(
       policy_.trace, report::report_job_id(static_cast<int>(getpid())), host);
   const report::WrittenReport written = report::write_report_file(path, text);
+  trace_info_ =
+      report::TraceInfo{written.final_path, config::trace_window_text(policy_.trace_window),
+                        summed ? dropped[0] : mine[0]};
   if (written.final_path.empty()) {
     std::fprintf(stderr, "harmonize: error: the timeline was not written to %s: %s\n", path.c_str(),
                  written.error.c_str());

@@ -98,6 +98,13 @@ struct ArrivalInfo {
   double delta = 0;
 };
 
+// HARMONIZE_TRACE: where the timeline went and what its window left out.
+struct TraceInfo {
+  std::string file;  // empty when it could not be written
+  std::string window;
+  std::uint64_t dropped_events = 0;
+};
+
 struct JobReport {
   int version = 1;
   std::string mode;  // off, observe, harmonize
@@ -112,6 +119,7 @@ struct JobReport {
   std::optional<ThreadsInfo> concurrent_harmonized_barriers;  // JSON null when unknown
   // The processes whose records the merge at MPI_Finalize lost, and why.
   std::vector<std::string> missing_records;
+  std::optional<TraceInfo> trace;  // no key without HARMONIZE_TRACE
   // Where the JSON file ended up (after write_report_file) for the summary
   // line; not part of the JSON itself. Empty when no file was written.
   std::string report_file;

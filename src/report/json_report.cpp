@@ -224,6 +224,10 @@ json to_json(const JobReport& r) {
   // Only when the merge at MPI_Finalize lost a message: a complete report
   // has no such key.
   if (!r.missing_records.empty()) out["missing_records"] = r.missing_records;
+  if (r.trace)
+    out["trace"] = {{"file", r.trace->file.empty() ? json(nullptr) : json(r.trace->file)},
+                    {"window", r.trace->window},
+                    {"dropped_events", r.trace->dropped_events}};
   return out;
 }
 

@@ -94,11 +94,13 @@ def test_the_timeline_has_every_call_on_the_global_clock(tmp_path):
 
 
 def test_the_window_bounds_the_file_and_counts_the_rest(tmp_path):
-    traced(tmp_path, 50, window="10", name="edges.json")
+    traced(tmp_path, 50, window="10", name="edges.json", extra={"HARMONIZE_REPORT": tmp_path / "report.json"})
     kept = [e["args"]["call"] for e in events(tmp_path / "edges.json", "MPI_Barrier", 0)]
     assert kept == list(range(10)) + list(range(40, 50))
-    # 30 barriers and 30 allreduces per rank, 2 ranks.
+    # 30 barriers and 30 allreduces per rank, 2 ranks: in the file and in the report.
     assert json.loads((tmp_path / "edges.json").read_text())["otherData"]["dropped_events"] == 120
+    assert json.loads((tmp_path / "report.json").read_text())["trace"] == {
+        "file": str(tmp_path / "edges.json"), "window": "10", "dropped_events": 120}
     traced(tmp_path, 50, window="5:8", name="range.json", mode="observe")
     assert [e["args"]["call"] for e in events(tmp_path / "range.json", "MPI_Allreduce", 1)] == [5, 6, 7]
     assert not any(e["args"]["harmonized"] for e in events(tmp_path / "range.json", "MPI_Barrier"))

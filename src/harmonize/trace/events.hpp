@@ -61,6 +61,10 @@ struct CommTrace {
   // start-up sync beside heavy load). The clocks a resync replaced, with the
   // local time they were replaced at, until no pending call can need them.
   void replaced(double local_time, const clock::GlobalClock& old) {
+    // Bounded: without timed collectives nothing prunes it. A call older
+    // than the 64 clocks kept (a minute of resyncs once the ramp is done)
+    // is drawn on the oldest of them.
+    if (eras.size() == kMaxEras) eras.erase(eras.begin());
     eras.push_back({local_time, old});
   }
   // The clock in force at `local_time`: a replaced one, or `current`.
@@ -75,6 +79,7 @@ struct CommTrace {
   }
 
  private:
+  static constexpr std::size_t kMaxEras = 64;
   struct Era {
     double until = 0;  // local time of the resync that replaced it
     clock::GlobalClock clock;
