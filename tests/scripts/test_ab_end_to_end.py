@@ -140,6 +140,23 @@ def test_plots_are_valid_png_images(finished):
         assert height >= 200 and width >= 300
 
 
+def test_each_measuring_side_has_a_timeline_of_its_first_run(finished):
+    """Issue 28: the first run of a side that measures writes a short timeline
+    (HARMONIZE_TRACE), drawn as plots/timeline-<side>.png; later runs and
+    mode off write none."""
+    runs = finished["output"] / "runs"
+    for side, mode in finished["modes"].items():
+        picture = finished["output"] / "plots" / f"timeline-{side}.png"
+        if mode == "off":
+            assert not (runs / f"001-{side}" / "timeline.json").exists() and not picture.exists()
+            continue
+        timeline = json.loads((runs / f"001-{side}" / "timeline.json").read_text())
+        assert timeline["otherData"]["window"] == "16"
+        assert not (runs / f"002-{side}" / "timeline.json").exists()
+        assert picture.read_bytes()[:8] == PNG_SIGNATURE
+    assert "stray" not in finished["result"].stderr
+
+
 def test_runs_are_interleaved_and_kept(finished):
     runs = finished["output"] / "runs"
     directories = sorted(runs.iterdir())

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..common import tools_dir
+from ..timeline import draw as timeline_draw
 from . import decide, plots, runner, stats, tables
 from . import sides as sides_module
 from .parsing import ParseError
@@ -287,9 +288,11 @@ def summarize(plan, output, metric, t0=None):
 
 
 def draw_plots(summary, directory):
-    """(written paths, note when there are none)."""
+    """(written paths, note when there are none): the plots, and a timeline
+    picture per side from its first run (runs/001-<side>/timeline.json)."""
     try:
-        return plots.make_plots(summary, directory), None
+        written = plots.make_plots(summary, directory)
+        return written + timeline_draw.draw_runs(directory.parent / "runs", directory), None
     except plots.PlotsUnavailable as error:
         return [], str(error)
     except OSError as error:

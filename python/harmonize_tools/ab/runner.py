@@ -105,8 +105,22 @@ def schedule(runs, sides):
     return [(index, side) for index in range(1, runs + 1) for side in sides]
 
 
-def side_command(plan, side, report_path, harmonize_run, launcher_kind):
-    """The harmonize-run command line for one run of `side`."""
+# The timeline of each side's first run: a few calls at each end of every
+# communicator, for the picture of the side (docs/ab.md, "Timelines").
+TIMELINE_WINDOW = 16
+
+
+def wants_timeline(plan, side, index):
+    """The first run of a side that measures (not mode off), unless the user
+    asked for a timeline of their own."""
+    settings = plan["settings"].get("all", []) + plan["settings"].get(side, [])
+    return index == 1 and plan["modes"][side] != "off" and \
+        not any(s.startswith("HARMONIZE_TRACE=") for s in settings)
+
+
+def side_command(plan, side, report_path, harmonize_run, launcher_kind, trace_path=None):
+    """The harmonize-run command line for one run of `side` (with a timeline
+    written to `trace_path`, if given)."""
     argv = [str(harmonize_run), "--mode", plan["modes"][side]]
     if plan.get("library"):
         argv += ["--library", plan["library"]]
@@ -115,6 +129,8 @@ def side_command(plan, side, report_path, harmonize_run, launcher_kind):
     for setting in plan["settings"].get("all", []) + plan["settings"].get(side, []):
         argv += ["--set", setting]
     argv += ["--set", f"HARMONIZE_REPORT={report_path}"]
+    if trace_path is not None:
+        argv += ["--set", f"HARMONIZE_TRACE={trace_path}", "--set", f"HARMONIZE_TRACE_WINDOW={TIMELINE_WINDOW}"]
     launcher, rest = split_launcher(plan["command"])
     if launcher is None:
         return argv + ["--launcher-kind", "direct", "--"] + rest
@@ -450,13 +466,13 @@ def disk_is_full(directory):
         return False
 
 
-def take_report(directory, report_path):
-    """The attempt's own report becomes report.json (a stale job's never does)."""
+def take_report(directory, report_path, name="report.json"):
+    """The attempt's own report (or timeline) becomes `name` (a stale job's never does)."""
     if report_path.exists():
         try:
-            os.replace(report_path, directory / "report.json")
+            os.replace(report_path, directory / name)
         except OSError as error:
-            raise OutputError(f"cannot rename {report_path} to report.json: {error.strerror}") from error
+            raise OutputError(f"cannot rename {report_path} to {name}: {error.strerror}") from error
 
 
 def boot_id():
@@ -551,13 +567,13 @@ def check_stale_jobs(output, stop, say):
 
 # Files a run directory holds; any other was left by a job of an earlier
 # attempt (its report name), i.e. one that ran beside this run.
-RUN_FILES = ("command.txt", "stdout.txt", "stderr.txt", "report.json", "status.json", "job.json")
+RUN_FILES = ("command.txt", "stdout.txt", "stderr.txt", "report.json", "status.json", "job.json", "timeline.json")
 
 
 def stray_files(directory, attempt):
-    own = f"report-{attempt}.json"
+    own = (f"report-{attempt}.json", f"timeline-{attempt}.json")
     try:
-        return sorted(path.name for path in directory.iterdir() if path.name not in RUN_FILES + (own,))
+        return sorted(path.name for path in directory.iterdir() if path.name not in RUN_FILES + own)
     except OSError:
         return []
 
@@ -570,12 +586,15 @@ def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
     # killed with SIGKILL) writes to the name it was given, never to ours.
     attempt = uuid.uuid4().hex[:12]
     report_path = (directory / f"report-{attempt}.json").resolve()
-    argv = side_command(plan, side, report_path, harmonize_run, launcher_kind)
+    trace_path = (directory / f"timeline-{attempt}.json").resolve() if wants_timeline(plan, side, index) else None
+    argv = side_command(plan, side, report_path, harmonize_run, launcher_kind, trace_path)
     write_text(directory / "command.txt", " ".join(shlex.quote(a) for a in argv) + "\n")
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     code, seconds, timed_out = execute(argv, directory, timeout,
                                        lambda process: record_job(directory, process, attempt))
     take_report(directory, report_path)
+    if trace_path is not None:
+        take_report(directory, trace_path, "timeline.json")
     mode = plan["modes"][side]
     errors, rows = check_run(directory, mode, code)
     if timed_out:

@@ -3,6 +3,8 @@ from entry to exit with a tick at its exit (black: flag 1, red: flag 0) and
 the deadline as a dashed line; each collective call a bar colored by
 operation. A harmonized barrier's exits stand in one vertical line, the
 native barrier's in a staircase."""
+import json
+
 from ..ab import plots
 from . import trace
 
@@ -57,3 +59,32 @@ def draw(data, comm, first, last, title, path):
     figure.savefig(path, dpi=130)
     pyplot.close(figure)
     return trace.exit_skews(per_rank, first, last)
+
+
+def draw_runs(runs_directory, directory, calls=4):
+    """harmonize-ab's pictures: one per side, from the timeline of its first
+    run (runs/001-<side>/timeline.json), its last `calls` barrier calls of
+    MPI_COMM_WORLD. Returns the written paths; a side without a usable
+    timeline is left out. Raises plots.PlotsUnavailable without matplotlib."""
+    written = []
+    for path in sorted(runs_directory.glob("001-*/timeline.json")):
+        side = path.parent.name[len("001-"):]
+        try:
+            mode = json.loads((path.parent / "status.json").read_text()).get("mode", "")
+        except (OSError, ValueError):
+            mode = ""
+        try:
+            data = trace.load(path)
+            per_rank = trace.calls(data, "MPI_COMM_WORLD")
+            span = trace.last_calls(per_rank, calls)
+            if span is None:
+                continue
+            directory.mkdir(parents=True, exist_ok=True)
+            output = directory / f"timeline-{side}.png"
+            draw(data, "MPI_COMM_WORLD", span[0], span[1],
+                 f"side {side}{f' ({mode})' if mode else ''}: barrier calls {span[0]}-{span[1]} of run 1 "
+                 "(MPI_COMM_WORLD)", output)
+            written.append(output)
+        except trace.TraceError:
+            continue
+    return written

@@ -69,3 +69,13 @@ def exit_skews(per_rank, first, last):
         if len(exits) == len(per_rank) and exits:
             skews[call] = max(exits) - min(exits)
     return skews
+
+
+def last_calls(per_rank, count):
+    """(first, last) of the last `count` consecutive barrier calls every rank
+    kept, or None."""
+    kept = set.intersection(*(set(r["barrier"]) for r in per_rank.values())) if per_rank else set()
+    for last in sorted(kept, reverse=True):
+        if all(call in kept for call in range(last - count + 1, last + 1)):
+            return last - count + 1, last
+    return None
