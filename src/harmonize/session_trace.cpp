@@ -55,13 +55,16 @@ void receive_text(MPI_Comm world, int from, std::string& into) {
 
 void SessionImpl::write_trace() {
   // The node's first rank names its process track.
-  const int node_id = layout_.of_rank[static_cast<std::size_t>(world_rank_)].node;
+  const std::vector<sync::Placement>& placed = layout_.of_rank;
   int first_of_node = world_rank_;
-  for (int r = 0; r < world_rank_; ++r)
-    if (layout_.of_rank[static_cast<std::size_t>(r)].node == node_id) {
-      first_of_node = r;
-      break;
-    }
+  if (static_cast<std::size_t>(world_rank_) < placed.size()) {
+    const int node_id = placed[static_cast<std::size_t>(world_rank_)].node;
+    for (int r = 0; r < world_rank_; ++r)
+      if (placed[static_cast<std::size_t>(r)].node == node_id) {
+        first_of_node = r;
+        break;
+      }
+  }
   const std::string node_name =
       first_of_node == world_rank_
           ? "node " + std::to_string(node_.index) + " (" + sync::processor_name() + ")"

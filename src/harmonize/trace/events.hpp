@@ -5,6 +5,7 @@
 // as Chrome/Perfetto trace events. Pure.
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -93,7 +94,10 @@ struct CommTrace {
 class RankTrace {
  public:
   explicit RankTrace(TraceWindow window) : window_(window) {}
+  // Threads of MPI_THREAD_MULTIPLE may meet their communicators' first
+  // barriers at once.
   CommTrace& comm(std::string name) {
+    std::lock_guard lock(mutex_);
     comms_.push_back(std::make_unique<CommTrace>(std::move(name), window_));
     return *comms_.back();
   }
@@ -105,6 +109,7 @@ class RankTrace {
 
  private:
   TraceWindow window_;
+  std::mutex mutex_;
   std::vector<std::unique_ptr<CommTrace>> comms_;
 };
 
