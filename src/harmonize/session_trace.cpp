@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "config/trace_window.hpp"
 #include "harmonize/session_impl.hpp"
