@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -28,28 +29,44 @@ constexpr int kTraceTag = 0;
 // Pieces of at most 1 GiB: MPI counts are ints.
 constexpr std::size_t kPiece = std::size_t{1} << 30;
 
+// A rank's part: its length, then (if rank 0 could make room for it) its
+// pieces. Rank 0 says yes or no in between, so that a part it cannot hold
+// is never left blocking its sender.
 void send_text(MPI_Comm world, const std::string& text) {
   unsigned long long length = text.size();
   sync::check_mpi(PMPI_Send(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, kTraceTag, world), "PMPI_Send");
+  int room = 0;
+  sync::check_mpi(PMPI_Recv(&room, 1, MPI_INT, 0, kTraceTag, world, MPI_STATUS_IGNORE),
+                  "PMPI_Recv");
+  if (room == 0) return;
   for (std::size_t at = 0; at < text.size(); at += kPiece) {
     const int count = static_cast<int>(std::min(kPiece, text.size() - at));
     sync::check_mpi(PMPI_Send(text.data() + at, count, MPI_CHAR, 0, kTraceTag, world), "PMPI_Send");
   }
 }
 
-void receive_text(MPI_Comm world, int from, std::string& into) {
+// Appends `from`'s part to `into`; false when there was no room for it.
+bool receive_text(MPI_Comm world, int from, std::string& into) {
   unsigned long long length = 0;
   sync::check_mpi(
       PMPI_Recv(&length, 1, MPI_UNSIGNED_LONG_LONG, from, kTraceTag, world, MPI_STATUS_IGNORE),
       "PMPI_Recv");
   const std::size_t start = into.size();
-  into.resize(start + length);
+  int room = 1;
+  try {
+    into.resize(start + length);
+  } catch (const std::exception&) {
+    room = 0;
+  }
+  sync::check_mpi(PMPI_Send(&room, 1, MPI_INT, from, kTraceTag, world), "PMPI_Send");
+  if (room == 0) return false;
   for (std::size_t at = 0; at < length; at += kPiece) {
     const int count = static_cast<int>(std::min<std::size_t>(kPiece, length - at));
     sync::check_mpi(PMPI_Recv(into.data() + start + at, count, MPI_CHAR, from, kTraceTag, world,
                               MPI_STATUS_IGNORE),
                     "PMPI_Recv");
   }
+  return true;
 }
 
 }  // namespace
@@ -80,8 +97,13 @@ void SessionImpl::write_trace() {
     try {
       sync::check_mpi(PMPI_Recv(&origin, 1, MPI_DOUBLE, 0, kTraceTag, world_, MPI_STATUS_IGNORE),
                       "PMPI_Recv");
-      send_text(world_,
-                trace::render_events(*trace_, {node_.index, world_rank_, origin}, node_name));
+      std::string text;
+      try {
+        text = trace::render_events(*trace_, {node_.index, world_rank_, origin}, node_name);
+      } catch (const std::exception&) {
+        text.clear();  // no memory for it: an empty part, which rank 0 waits for all the same
+      }
+      send_text(world_, text);
     } catch (const sync::MpiError&) {
       // Rank 0 names the ranks it misses.
     }
@@ -89,13 +111,19 @@ void SessionImpl::write_trace() {
   }
   const double origin = trace_->first_sync ? trace_->first_sync->end : 0.0;
   std::string text = trace::file_head(origin);
-  text += trace::render_events(*trace_, {node_.index, 0, origin}, node_name);
+  try {
+    text += trace::render_events(*trace_, {node_.index, 0, origin}, node_name);
+  } catch (const std::exception&) {
+    std::fprintf(stderr,
+                 "harmonize: error: the timeline lacks world rank 0's events (no memory)\n");
+  }
   std::string missing;
   for (int rank = 1; rank < world_size_; ++rank) {
     const std::size_t before = text.size();
     try {
       sync::check_mpi(PMPI_Send(&origin, 1, MPI_DOUBLE, rank, kTraceTag, world_), "PMPI_Send");
-      receive_text(world_, rank, text);
+      if (!receive_text(world_, rank, text))
+        missing += (missing.empty() ? "" : ", ") + std::to_string(rank) + " (no memory for it)";
     } catch (const sync::MpiError& error) {
       text.resize(before);
       missing += (missing.empty() ? "" : ", ") + std::to_string(rank) + " (" + error.what() + ")";

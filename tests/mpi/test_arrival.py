@@ -196,8 +196,14 @@ def test_any_arrival_delay_keeps_the_deadlines(tmp_path, pattern, calls, interva
         control, _ = job("none")
         return (*job(pattern), control)
 
+    # The run judged must show no load itself: a delayed process preempted
+    # in its spin leaves late, so lates are the load's signature there. A
+    # control at 5 of 600 missed once stood beside a pattern run at 185
+    # (CI, a hog and another test beside it): the control's quiet minute
+    # said nothing of the next one.
     def idle(run):
-        return missed_share(run[2]) <= 0.01
+        world, _, control = run
+        return missed_share(control) <= 0.01 and world["late_calls_any"] / world["harmonized_calls"] <= 0.01
 
     def kept(run):
         world, _, control = run
