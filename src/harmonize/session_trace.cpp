@@ -90,6 +90,7 @@ void SessionImpl::write_trace() {
   const std::uint64_t mine[2] = {trace_->dropped(), 0};
   std::uint64_t dropped[2] = {0, 0};
   const bool summed = sync::sum_to_root(world_, mine, dropped);
+  const std::uint64_t dropped_total = summed ? dropped[0] : mine[0];
 
   if (world_rank_ != 0) {
     // Rank 0's origin is the go-ahead: the instant its first sync ended.
@@ -129,8 +130,8 @@ void SessionImpl::write_trace() {
       missing += (missing.empty() ? "" : ", ") + std::to_string(rank) + " (" + error.what() + ")";
     }
   }
-  text += trace::file_tail(config::trace_window_text(policy_.trace_window), world_size_,
-                           summed ? dropped[0] : mine[0]);
+  const std::string window = config::trace_window_text(policy_.trace_window);
+  text += trace::file_tail(window, world_size_, dropped_total);
   if (!missing.empty())
     std::fprintf(stderr, "harmonize: error: the timeline lacks the events of world ranks %s\n",
                  missing.c_str());
@@ -139,9 +140,7 @@ void SessionImpl::write_trace() {
   const std::string path = report::expand_report_path(
       policy_.trace, report::report_job_id(static_cast<int>(getpid())), host);
   const report::WrittenReport written = report::write_report_file(path, text);
-  trace_info_ =
-      report::TraceInfo{written.final_path, config::trace_window_text(policy_.trace_window),
-                        summed ? dropped[0] : mine[0]};
+  trace_info_ = report::TraceInfo{written.final_path, window, dropped_total};
   if (written.final_path.empty()) {
     std::fprintf(stderr, "harmonize: error: the timeline was not written to %s: %s\n", path.c_str(),
                  written.error.c_str());

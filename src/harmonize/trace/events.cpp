@@ -75,6 +75,16 @@ class Writer {
   const Track& track_;
 };
 
+// An instant of one barrier call, its args left open for the caller's own.
+void call_instant(Writer& w, const char* name, double at, const CommTrace& comm,
+                  std::uint64_t index) {
+  w.begin("i", name, "barrier", at);
+  w.instant();
+  w.args();
+  w.text("comm", comm.name);
+  w.field("call", std::to_string(index));
+}
+
 void barrier_events(Writer& w, const CommTrace& comm) {
   for (const BarrierEvent& e : comm.barriers.kept()) {
     w.begin("X", "MPI_Barrier", "barrier", e.entry);
@@ -93,19 +103,11 @@ void barrier_events(Writer& w, const CommTrace& comm) {
     w.end();
     if (e.missed) {
       // Where the deadline was when this process learned it was past.
-      w.begin("i", "missed deadline", "barrier", e.deadline);
-      w.instant();
-      w.args();
-      w.text("comm", comm.name);
-      w.field("call", std::to_string(e.index));
+      call_instant(w, "missed deadline", e.deadline, comm, e.index);
       w.end();
     }
     if (e.late) {
-      w.begin("i", "late exit", "barrier", e.exit);
-      w.instant();
-      w.args();
-      w.text("comm", comm.name);
-      w.field("call", std::to_string(e.index));
+      call_instant(w, "late exit", e.exit, comm, e.index);
       w.span("late_by_us", e.exit - (e.deadline + e.delay));
       w.end();
     }
@@ -126,14 +128,24 @@ void collective_events(Writer& w, const CommTrace& comm) {
   }
 }
 
+void sync_event(Writer& w, const SyncEvent& e, std::string_view comm) {
+  w.begin("X", e.first ? "clock sync" : "clock resync", "sync", e.start);
+  w.duration(e.end - e.start);
+  w.args();
+  w.text("comm", comm);
+  w.end();
+}
+
 void sync_events(Writer& w, const CommTrace& comm) {
-  for (const SyncEvent& e : comm.syncs.kept()) {
-    w.begin("X", e.first ? "clock sync" : "clock resync", "sync", e.start);
-    w.duration(e.end - e.start);
-    w.args();
-    w.text("comm", comm.name);
-    w.end();
-  }
+  for (const SyncEvent& e : comm.syncs.kept()) sync_event(w, e, comm.name);
+}
+
+// A metadata event of this process's tracks; `args` is the JSON object's inside.
+void metadata(std::string& out, const Track& track, const char* name, const std::string& args) {
+  out += ",\n{\"ph\":\"M\",\"name\":\"";
+  out += name;
+  out += "\",\"pid\":" + std::to_string(track.node) + ",\"tid\":" + std::to_string(track.rank) +
+         ",\"args\":{" + args + "}}";
 }
 
 }  // namespace
@@ -150,27 +162,12 @@ std::string render_events(const RankTrace& trace, const Track& track,
   std::string out;
   Writer w(out, track);
   if (!node_name.empty()) {
-    out += ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(track.node) +
-           ",\"tid\":" + std::to_string(track.rank) + ",\"args\":{\"name\":\"" +
-           escaped(node_name) + "\"}}";
-    out +=
-        ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + std::to_string(track.node) +
-        ",\"tid\":" + std::to_string(track.rank) +
-        ",\"args\":{\"sort_index\":" + std::to_string(track.node) + "}}";
+    metadata(out, track, "process_name", "\"name\":\"" + escaped(node_name) + "\"");
+    metadata(out, track, "process_sort_index", "\"sort_index\":" + std::to_string(track.node));
   }
-  out += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(track.node) +
-         ",\"tid\":" + std::to_string(track.rank) + ",\"args\":{\"name\":\"rank " +
-         std::to_string(track.rank) + "\"}}";
-  out += ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" + std::to_string(track.node) +
-         ",\"tid\":" + std::to_string(track.rank) +
-         ",\"args\":{\"sort_index\":" + std::to_string(track.rank) + "}}";
-  if (trace.first_sync) {
-    w.begin("X", "clock sync", "sync", trace.first_sync->start);
-    w.duration(trace.first_sync->end - trace.first_sync->start);
-    w.args();
-    w.text("comm", "MPI_COMM_WORLD (MPI_Init)");
-    w.end();
-  }
+  metadata(out, track, "thread_name", "\"name\":\"rank " + std::to_string(track.rank) + "\"");
+  metadata(out, track, "thread_sort_index", "\"sort_index\":" + std::to_string(track.rank));
+  if (trace.first_sync) sync_event(w, *trace.first_sync, "MPI_COMM_WORLD (MPI_Init)");
   for (const auto& comm : trace.comms()) {
     sync_events(w, *comm);
     barrier_events(w, *comm);
