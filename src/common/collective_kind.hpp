@@ -1,6 +1,6 @@
 #pragma once
-// The blocking collectives the library times (HARMONIZE_COLLECTIVES), their
-// names and sets of them. std only: the shim, the policy, the session and the
+// The collectives the library times (HARMONIZE_COLLECTIVES), blocking and
+// non-blocking, their names and sets of them. std only: the shim, the policy, the session and the
 // report all speak of them.
 #include <array>
 #include <cstddef>
@@ -14,7 +14,8 @@ namespace harmonize {
 // HARMONIZE_COLLECTIVES names; the C entry MPI_Mixed; the Fortran entries
 // mpi_lower_, MPI_UPPER, ...). The enum, the names, the C entry points
 // (shim/collective_entry_points.cpp) and the Fortran ones
-// (shim/fortran_collective_entry_points.cpp) follow from this list; the
+// (shim/fortran_collective_entry_points.cpp) follow from this list, and so do
+// the non-blocking MPI_I<lower> (shim/nonblocking_entry_points.cpp); the
 // exports are the MPI_* and mpi_* patterns of shim/exports.map. Adding a
 // collective is a line here, its C and Fortran signatures beside the others,
 // and a name in the README.
@@ -37,27 +38,41 @@ namespace harmonize {
   X(exscan, Exscan, EXSCAN)
 
 #define HARMONIZE_COLLECTIVE_ENUMERATOR(lower, Mixed, UPPER) lower,
+#define HARMONIZE_NONBLOCKING_ENUMERATOR(lower, Mixed, UPPER) i##lower,
 enum class Collective : std::uint8_t {
   HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_ENUMERATOR)
   // Where the native barrier is the operation under test (osu_barrier):
   // mode observe, and every second barrier with HARMONIZE_ALTERNATE; the
   // harmonized barrier has figures of its own.
   barrier,
+  // The non-blocking collectives (MPI-3): each blocking one's MPI_I<lower>,
+  // timed from the start call to the completion the program observes
+  // (docs/collectives.md "Non-blocking collectives"), then MPI_Ibarrier.
+  HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_NONBLOCKING_ENUMERATOR) ibarrier,
 };
+#undef HARMONIZE_NONBLOCKING_ENUMERATOR
 #undef HARMONIZE_COLLECTIVE_ENUMERATOR
 
 #define HARMONIZE_COLLECTIVE_NAME(lower, Mixed, UPPER) #lower,
-inline constexpr std::array<std::string_view, 17> kCollectiveNames{
-    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_NAME) "barrier"};
+#define HARMONIZE_NONBLOCKING_NAME(lower, Mixed, UPPER) "i" #lower,
+inline constexpr std::array<std::string_view, 34> kCollectiveNames{
+    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_NAME) "barrier",
+    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_NONBLOCKING_NAME) "ibarrier"};
+#undef HARMONIZE_NONBLOCKING_NAME
 #undef HARMONIZE_COLLECTIVE_NAME
-static_assert(static_cast<std::size_t>(Collective::barrier) + 1 == kCollectiveNames.size());
+static_assert(static_cast<std::size_t>(Collective::ibarrier) + 1 == kCollectiveNames.size());
 
 constexpr std::string_view name_of(Collective collective) {
   return kCollectiveNames[static_cast<std::size_t>(collective)];
 }
 
+// Started by one call and completed by another (MPI_Wait, MPI_Test, ...).
+constexpr bool is_nonblocking(Collective collective) {
+  return collective > Collective::barrier;
+}
+
 // Bit i: kCollectiveNames[i].
-using CollectiveSet = std::uint32_t;
+using CollectiveSet = std::uint64_t;
 inline constexpr CollectiveSet kNoCollectives = 0;
 inline constexpr CollectiveSet kAllCollectives = (CollectiveSet{1} << kCollectiveNames.size()) - 1;
 

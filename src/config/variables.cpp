@@ -86,11 +86,12 @@ constexpr std::array kVariables{
                            "which intracommunicators are affected"),
     value<Kind::collectives, &Policy::collectives>(
         "HARMONIZE_COLLECTIVES", "all", 0, 0,
-        "which blocking collectives are timed on the global clock, each call at entry and exit "
-        "(modes observe and harmonize; nothing in off; the barrier as the operation under test: in "
-        "observe, and in harmonize with HARMONIZE_ALTERNATE): arrival skew, t_global and the local "
-        "time per operation, size "
-        "and root, see docs/collectives.md"),
+        "which collectives are timed on the global clock, a blocking call at entry and exit, a "
+        "non-blocking one (the i names) from its start to the MPI_Wait/MPI_Test... that completes "
+        "it (modes observe and harmonize; nothing in off; the barrier as the operation under "
+        "test: in observe, and in harmonize with HARMONIZE_ALTERNATE): arrival skew, t_global, "
+        "the local time and, non-blocking, the overlap per operation, size and root, see "
+        "docs/collectives.md"),
     value<Kind::arrival, &Policy::arrival>(
         "HARMONIZE_ARRIVAL", "none", 0, 0,
         "mode harmonize: each process leaves the harmonized barrier at the deadline plus its "

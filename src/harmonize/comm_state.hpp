@@ -52,9 +52,7 @@ struct CommState {
 
   logic::CommRecord final_record() const {
     logic::CommRecord record = protocol ? protocol->final_record() : passed_through;
-    record.stats.collectives.merge(timed.collectives);
-    record.stats.collective_calls_unmatched += timed.collective_calls_unmatched;
-    record.stats.collective_log_spills += timed.collective_log_spills;
+    report::add_collectives(record.stats, timed);
     return record;
   }
 };

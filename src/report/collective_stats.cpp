@@ -7,14 +7,15 @@
 namespace harmonize::report {
 namespace {
 
-constexpr double kFlatFormat = 2.0;
+constexpr double kFlatFormat = 3.0;
 constexpr std::size_t kKeyFields = 6;  // operation, bytes, root, calls, valid calls, bound
 
 template <typename Stats>
 auto distributions(Stats& s) {
   return std::array{&s.arrival_skew,   &s.t_global,           &s.t_all_present,
                     &s.local,          &s.valid_arrival_skew, &s.valid_arrival_error,
-                    &s.valid_t_global, &s.valid_local};
+                    &s.valid_t_global, &s.valid_local,        &s.overlap,
+                    &s.valid_overlap};
 }
 
 }  // namespace
@@ -48,11 +49,15 @@ void CollectiveTable::add_matched(const MatchedCall& call) {
   stats->valid_t_global.add(call.t_global);
 }
 
-void CollectiveTable::add_local(const CollectiveKey& key, bool valid, double seconds) {
+void CollectiveTable::add_local(const CollectiveKey& key, bool valid, double seconds,
+                                std::optional<double> overlap) {
   CollectiveStats* stats = find_or_add(key);
   if (stats == nullptr) return;  // counted once, by add_matched on rank 0
   stats->local.add(seconds);
   if (valid) stats->valid_local.add(seconds);
+  if (!overlap) return;
+  stats->overlap.add(*overlap);
+  if (valid) stats->valid_overlap.add(*overlap);
 }
 
 void CollectiveTable::merge(const CollectiveTable& other) {
@@ -119,13 +124,13 @@ std::optional<CollectiveTable> CollectiveTable::read_from(std::span<const double
 }
 
 void CallMaxima::write(double* out) const {
-  const double fields[kFields] = {operation,         bytes,          root, entry, exit, invalid,
-                                  clock_error_bound, undelayed_entry};
+  const double fields[kFields] = {
+      operation, bytes, root, entry, exit, invalid, clock_error_bound, undelayed_entry, incomplete};
   std::copy(fields, fields + kFields, out);
 }
 
 CallMaxima CallMaxima::read(const double* in) {
-  return {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
+  return {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]};
 }
 
 void CallMinima::write(double* out) const {
@@ -149,6 +154,7 @@ std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<c
       mismatched = true;
       break;
     }
+    if (hi.incomplete != 0) continue;
     MatchedCall call;
     call.key = {static_cast<int>(hi.operation), static_cast<std::uint64_t>(hi.bytes),
                 static_cast<int>(hi.root)};

@@ -50,6 +50,11 @@ struct CollectiveStats {
   // Each member's own time in the call (what OSU averages), every member.
   Distribution local;
   Distribution valid_local;
+  // Non-blocking collectives, every member: the time between the start
+  // call's return and the completing call's entry (the program's work that
+  // the collective may overlap; OSU's overlap figure).
+  Distribution overlap;
+  Distribution valid_overlap;
 
   friend bool operator==(const CollectiveStats&, const CollectiveStats&) = default;
 };
@@ -63,7 +68,9 @@ class CollectiveTable {
   // Counts a matched call (the cross-member figures: rank 0 of the
   // communicator) and, on every member, its own time in the call.
   void add_matched(const MatchedCall& call);
-  void add_local(const CollectiveKey& key, bool valid, double seconds);
+  // `overlap`: a non-blocking call's (CollectiveStats::overlap), else none.
+  void add_local(const CollectiveKey& key, bool valid, double seconds,
+                 std::optional<double> overlap = std::nullopt);
   // Merges another member's or communicator's table (by key).
   void merge(const CollectiveTable& other);
 
@@ -95,7 +102,10 @@ struct CallMaxima {
   double invalid = 0;            // 1: not after a barrier harmonized in time
   double clock_error_bound = 0;  // at the exit
   double undelayed_entry = 0;    // entry less the arrival pattern's delay
-  static constexpr std::size_t kFields = 8;
+  // 1: not complete on this member (a non-blocking call freed, cancelled or
+  // still open; collectives/collective_timer.hpp): not matched on any.
+  double incomplete = 0;
+  static constexpr std::size_t kFields = 9;
   void write(double* out) const;
   static CallMaxima read(const double* in);
 };
@@ -112,6 +122,7 @@ struct CallMinima {
 // `maxima` and `minima` holding n calls each. A call whose operation differs
 // between members (a program whose members called different collectives)
 // ends the batch: the calls before it are returned, `mismatched` says so.
+// A call incomplete on some member is left out.
 std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<const double> minima,
                                      std::size_t n, bool& mismatched);
 

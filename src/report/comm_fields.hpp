@@ -46,6 +46,13 @@ inline constexpr std::array kCounters{
             Across::events},
     Counter{"", &CommStats::collective_log_spills, &CommSummary::collective_log_spills,
             Across::events},
+    Counter{"", &CommStats::nonblocking_freed, &CommSummary::nonblocking_freed, Across::events},
+    Counter{"", &CommStats::nonblocking_cancelled, &CommSummary::nonblocking_cancelled,
+            Across::events},
+    Counter{"", &CommStats::nonblocking_open_at_matching,
+            &CommSummary::nonblocking_open_at_matching, Across::events},
+    Counter{"", &CommStats::nonblocking_untracked, &CommSummary::nonblocking_untracked,
+            Across::events},
 };
 
 // A rank's own events that the summary keeps rank by rank (index = rank in

@@ -78,6 +78,14 @@ void accumulate(CommStats& total, const CommStats& more) {
   total.collectives.merge(more.collectives);
 }
 
+void add_collectives(CommStats& record, const CommStats& timed) {
+  record.collectives.merge(timed.collectives);
+  for (auto counter : {&CommStats::collective_calls_unmatched, &CommStats::collective_log_spills,
+                       &CommStats::nonblocking_freed, &CommStats::nonblocking_cancelled,
+                       &CommStats::nonblocking_open_at_matching, &CommStats::nonblocking_untracked})
+    record.*counter += timed.*counter;
+}
+
 void add_ranks(CommStats& total, const CommStats& more, Merge merge) {
   // Members of one communicator count the same calls; processes summed up
   // under one record each count their own.

@@ -74,6 +74,12 @@ struct CommStats {
   CollectiveTable collectives;
   std::uint64_t collective_calls_unmatched = 0;
   std::uint64_t collective_log_spills = 0;
+  // Non-blocking collectives that did not complete on this process, by how
+  // they ended (collectives/collective_timer.hpp Ending): never matched.
+  std::uint64_t nonblocking_freed = 0;
+  std::uint64_t nonblocking_cancelled = 0;
+  std::uint64_t nonblocking_open_at_matching = 0;
+  std::uint64_t nonblocking_untracked = 0;
 
   friend bool operator==(const CommStats&, const CommStats&) = default;
 };
@@ -81,6 +87,9 @@ struct CommStats {
 // Adds `more` (another communicator's record on the same process) to `total`:
 // counters and times add up, distributions merge, slack keeps the extremes.
 void accumulate(CommStats& total, const CommStats& more);
+// The collective timer's fields of `timed` (the table and its counters,
+// what a communicator's matchings filled in) added to `record`.
+void add_collectives(CommStats& record, const CommStats& timed);
 
 // Flat encoding of everything except name, kind and not_harmonized_reason (every rank of a
 // communicator agrees on those; rank 0 keeps its own). Packs into the same
@@ -148,6 +157,10 @@ struct CommSummary {
   CollectiveTable collectives;                   // merged over ranks
   std::uint64_t collective_calls_unmatched = 0;  // summed over ranks
   std::uint64_t collective_log_spills = 0;       // summed over ranks
+  std::uint64_t nonblocking_freed = 0;           // summed over ranks, as the three below
+  std::uint64_t nonblocking_cancelled = 0;
+  std::uint64_t nonblocking_open_at_matching = 0;
+  std::uint64_t nonblocking_untracked = 0;
   // Ground truth of "synchronized in space" (test clocks, one communicator):
   // calls in which a process left before the last one entered; must be 0.
   std::optional<std::uint64_t> truth_space_violations;

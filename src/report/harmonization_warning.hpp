@@ -15,7 +15,7 @@ struct RunConditions {
   int node_cores = 0;           // cores they could run on
   double load_average = -1;     // 1-minute load average on rank 0's node; < 0: unknown
   int ranks_here = 0;           // ranks of this job on rank 0's node
-  double miss_target = 0;  // HARMONIZE_MISS_TARGET, the slack's miss budget (from the policy)
+  double miss_target = 0;       // HARMONIZE_MISS_TARGET, the slack's miss budget (from the policy)
   // HARMONIZE_ARRIVAL's delta on the communicator: the longest delay a
   // process spins past the deadline, which every call lasts on purpose.
   double imposed_delay = 0;

@@ -40,7 +40,7 @@ json with_histogram(const Distribution& d) {
 
 json to_json(const CollectiveStats& s) {
   const auto operation = static_cast<std::size_t>(s.key.operation);
-  return json{
+  json out{
       {"operation", operation < kCollectiveNames.size() ? std::string(kCollectiveNames[operation])
                                                         : std::string("?")},
       {"bytes", s.key.bytes},
@@ -58,6 +58,11 @@ json to_json(const CollectiveStats& s) {
         {"t_global", with_histogram(s.valid_t_global)},
         {"local", with_histogram(s.valid_local)}}},
   };
+  if (operation < kCollectiveNames.size() && is_nonblocking(static_cast<Collective>(operation))) {
+    out["overlap"] = with_histogram(s.overlap);
+    out["valid"]["overlap"] = with_histogram(s.valid_overlap);
+  }
+  return out;
 }
 
 json collectives_json(const CommSummary& c) {
@@ -66,6 +71,11 @@ json collectives_json(const CommSummary& c) {
   return json{{"calls_unmatched", c.collective_calls_unmatched},
               {"calls_over_key_limit", c.collectives.calls_over_key_limit()},
               {"log_spills", c.collective_log_spills},
+              {"nonblocking_not_completed",
+               {{"freed", c.nonblocking_freed},
+                {"cancelled", c.nonblocking_cancelled},
+                {"open_at_matching", c.nonblocking_open_at_matching},
+                {"untracked", c.nonblocking_untracked}}},
               {"keys", std::move(keys)}};
 }
 

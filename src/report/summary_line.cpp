@@ -77,7 +77,9 @@ std::string collectives_text(const CommSummary& c) {
   }
   const std::uint64_t unmatched = c.collective_calls_unmatched;
   const std::uint64_t over_limit = c.collectives.calls_over_key_limit();
-  if (calls == 0 && unmatched == 0 && over_limit == 0) return {};
+  const std::uint64_t not_completed = c.nonblocking_freed + c.nonblocking_cancelled +
+                                      c.nonblocking_open_at_matching + c.nonblocking_untracked;
+  if (calls == 0 && unmatched == 0 && over_limit == 0 && not_completed == 0) return {};
   std::string text = ", " + plural(calls, "collective call", "collective calls") + " timed";
   if (calls > 0) {
     text += " (" + std::to_string(valid) + " valid, " +
@@ -88,6 +90,10 @@ std::string collectives_text(const CommSummary& c) {
             std::to_string(CollectiveTable::kMaxKeys) + "-key limit)";
   }
   if (unmatched > 0) text += ", " + std::to_string(unmatched) + " unmatched";
+  // Per process, like the unmatched: the report's nonblocking_not_completed
+  // says how each ended.
+  if (not_completed > 0)
+    text += ", " + std::to_string(not_completed) + " non-blocking not completed";
   return text;
 }
 

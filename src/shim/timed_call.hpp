@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "shim/reentrancy_guard.hpp"
@@ -82,6 +83,45 @@ int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
               .root = root(),
               .operation = operation,
               .inter = inter});
+  return status;
+}
+
+// The timer's id of a request: its handle's bits (a pointer in Open MPI,
+// an int in MPICH).
+template <typename Handle>
+collectives::RequestId request_id(Handle request) noexcept {
+  static_assert(std::is_same_v<Handle, MPI_Request>);
+  if constexpr (std::is_pointer_v<Handle>) {
+    return collectives::RequestId{reinterpret_cast<std::uintptr_t>(request)};
+  } else {
+    return collectives::RequestId{static_cast<std::uintptr_t>(request)};
+  }
+}
+
+// A non-blocking collective's start: stamped around the start call and
+// recorded with its request, which a completing call (MPI_Wait, MPI_Test,
+// ...: request_entry_points.cpp) ends. `call` returns the MPI status.
+template <typename Comm, typename Root, typename Bytes, typename Call>
+int started(Collective operation, Comm comm, Root root, Bytes bytes, const MPI_Request* request,
+            Call call) {
+  collectives::CollectiveTimer* timer = g_collective_timer;
+  if (timer == nullptr || !timer->times(operation)) return call();
+  ReentrancyGuard guard;
+  if (!guard.outermost()) return call();
+  const double entry = timer->now();
+  const int status = call();
+  const double start_return = timer->now();
+  const MPI_Comm communicator = comm();
+  const bool ok = status == MPI_SUCCESS && request != nullptr && *request != MPI_REQUEST_NULL;
+  // A failed start is still recorded (untracked): every member's i-th
+  // record must be the same call.
+  timer->start({.entry = entry,
+                .bytes = bytes(),
+                .comm = comm_id(communicator),
+                .root = root(),
+                .operation = operation,
+                .inter = ok && is_intercommunicator(communicator)},
+               start_return, ok ? request_id(*request) : collectives::RequestId{}, ok);
   return status;
 }
 

@@ -3,7 +3,10 @@
 // (HARMONIZE_MODE=off), the promise being that an idle interposer is free;
 // with --operation allreduce --mode observe, an 8-byte MPI_Allreduce timed by
 // the collective timer (two clock reads and one record per call), printed
-// beside the cost of one clock read.
+// beside the cost of one clock read; --operation iallreduce, its
+// non-blocking form started and waited for; --operation p2p, an
+// MPI_Irecv/MPI_Isend/MPI_Waitall exchange, per request: what the library's
+// completing calls add to requests it does not follow.
 //
 // Run without mpiexec, it is the driver: it launches itself as workers through
 // mpiexec, alternating native and preloaded runs so that machine noise (other
@@ -19,6 +22,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +39,19 @@ namespace {
 using namespace harmonize::tools;
 
 constexpr std::string_view kWorkerFlag = "--worker";
+
+// What a worker can time (--operation): its name and what the header calls
+// it. p2p is timed per request (two per call).
+struct Operation {
+  std::string_view name;
+  const char* what;
+};
+constexpr std::array kOperations{
+    Operation{"barrier", "MPI_Barrier"},
+    Operation{"allreduce", "MPI_Allreduce of 8 bytes"},
+    Operation{"iallreduce", "MPI_Iallreduce of 8 bytes + MPI_Wait"},
+    Operation{"p2p", "MPI_Irecv + MPI_Isend of 8 bytes + MPI_Waitall, per request"},
+};
 constexpr std::string_view kResultTag = "ns_per_call=";
 
 // ---------------------------------------------------------------- worker
@@ -62,19 +79,32 @@ double fastest_batch(long per_batch, Call call) {
   return per_call;
 }
 
-// argv: --worker self|world CALLS barrier|allreduce
+// argv: --worker self|world CALLS OPERATION (kOperations)
 int run_worker(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const bool self = argc > 2 && std::string_view(argv[2]) == "self";
   const long calls = argc > 3 ? std::max(1L, std::atol(argv[3])) : 100000;
-  const bool allreduce = argc > 4 && std::string_view(argv[4]) == "allreduce";
+  const std::string_view operation = argc > 4 ? argv[4] : "barrier";
   MPI_Comm comm = self ? MPI_COMM_SELF : MPI_COMM_WORLD;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // The exchange's partner: itself on MPI_COMM_SELF, the other rank else.
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int partner = self ? 0 : (rank + 1) % size;
   double in = 1, out = 0;
+  MPI_Request requests[2];
+  MPI_Status statuses[2];
   const auto call = [&] {
-    if (allreduce) {
+    if (operation == "allreduce") {
       MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
+    } else if (operation == "iallreduce") {
+      MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, comm, &requests[0]);
+      MPI_Wait(&requests[0], &statuses[0]);
+    } else if (operation == "p2p") {
+      MPI_Irecv(&out, 1, MPI_DOUBLE, partner, 0, comm, &requests[0]);
+      MPI_Isend(&in, 1, MPI_DOUBLE, partner, 0, comm, &requests[1]);
+      MPI_Waitall(2, requests, statuses);
     } else {
       MPI_Barrier(comm);
     }
@@ -84,7 +114,7 @@ int run_worker(int argc, char** argv) {
   for (long i = 0; i < calls / 10; ++i) call();
   const long per_batch = std::max(1L, calls / 10);
   PMPI_Barrier(MPI_COMM_WORLD);
-  const double per_call = fastest_batch(per_batch, call);
+  const double per_call = fastest_batch(per_batch, call) / (operation == "p2p" ? 2.0 : 1.0);
   // The floor of a timed call: one read of the clocks the library reads
   // (the TSC where it is invariant, else the time source).
   const double read = fastest_batch(per_batch, [] { (void)monotonic_seconds(); });
@@ -113,7 +143,7 @@ struct Options {
   int rounds = 5;
   long self_calls = 2'000'000;
   long pair_calls = 200'000;
-  std::string operation = "barrier";  // or allreduce
+  std::string operation = "barrier";  // a name of kOperations
   std::string mode = "off";           // HARMONIZE_MODE of the preloaded side
   std::string trace;                  // HARMONIZE_TRACE of the preloaded side ("": none)
 };
@@ -150,12 +180,20 @@ std::vector<std::string> command(const Options& options, Flavor flavor, const Ca
 const char* const kUsage =
     "usage: harmonize-bench-overhead [--mpiexec PATH] [--library PATH] [--rounds N]\n"
     "                                [--self-calls N] [--pair-calls N]\n"
-    "                                [--operation barrier|allreduce] [--mode off|observe]\n"
-    "                                [--trace PATH]\n"
+    "                                [--operation barrier|allreduce|iallreduce|p2p]\n"
+    "                                [--mode off|observe] [--trace PATH]\n"
     "Measures the time libharmonize adds to MPI_Barrier in HARMONIZE_MODE=off, or to\n"
-    "an 8-byte MPI_Allreduce (--operation allreduce), timed in mode observe; with\n"
-    "--trace, with HARMONIZE_TRACE=PATH (a template: every run writes a timeline).\n"
+    "an 8-byte MPI_Allreduce (--operation allreduce), timed in mode observe, or its\n"
+    "non-blocking form (iallreduce), or to each point-to-point request an\n"
+    "MPI_Irecv/MPI_Isend/MPI_Waitall exchange makes (p2p); with --trace, with\n"
+    "HARMONIZE_TRACE=PATH (a template: every run writes a timeline).\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
+
+const Operation* operation_named(std::string_view name) {
+  for (const Operation& operation : kOperations)
+    if (operation.name == name) return &operation;
+  return nullptr;
+}
 
 // The reason the command line is wrong, or "".
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
@@ -173,8 +211,9 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
       options.library = value;
     } else if (flag == "--operation") {
       options.operation = value;
-      if (options.operation != "barrier" && options.operation != "allreduce")
-        return "--operation is barrier or allreduce, not '" + options.operation + "'";
+      if (operation_named(options.operation) == nullptr)
+        return "--operation is barrier, allreduce, iallreduce or p2p, not '" + options.operation +
+               "'";
     } else if (flag == "--trace") {
       options.trace = value;
     } else if (flag == "--mode") {
@@ -229,8 +268,7 @@ int run_driver(int argc, char** argv) {
   const std::vector<Case> cases{{"MPI_COMM_SELF, 1 rank", "self", 1, options.self_calls},
                                 {"MPI_COMM_WORLD, 2 ranks", "world", 2, options.pair_calls}};
 
-  const char* operation =
-      options.operation == "allreduce" ? "MPI_Allreduce of 8 bytes" : "MPI_Barrier";
+  const char* operation = operation_named(options.operation)->what;
   std::printf(
       "# harmonize-bench-overhead: %s, native vs libharmonize preloaded with "
       "HARMONIZE_MODE=%s\n# library %s, %d rounds alternating the sides; per run the fastest of "

@@ -5,7 +5,7 @@ enable_language(C)
 find_package(MPI REQUIRED COMPONENTS C)
 foreach(program barrier_loop barrier_errors no_finalize subcomm threads late_comm comm_exhaust per_process_comms preempted_spin
         collective_delays collective_burst collective_free arrival_truth inter_collectives
-        report_dir_vanishes wtime_truth)
+        report_dir_vanishes wtime_truth nonblocking_truth nonblocking_endings nonblocking_threads)
   add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.c)
   target_link_libraries(${program} PRIVATE MPI::MPI_C)
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
@@ -13,6 +13,7 @@ endforeach()
 
 target_link_libraries(threads PRIVATE Threads::Threads)
 target_link_libraries(preempted_spin PRIVATE Threads::Threads)
+target_link_libraries(nonblocking_threads PRIVATE Threads::Threads)
 
 # Preloaded before the library to break one message of the report's merge.
 add_library(fail_tree_recv SHARED ${CMAKE_CURRENT_LIST_DIR}/programs/fail_tree_recv.c)
@@ -37,7 +38,8 @@ if(CMAKE_Fortran_COMPILER)
   find_package(MPI COMPONENTS Fortran)
 endif()
 if(MPI_Fortran_FOUND)
-  foreach(program barrier_mpif barrier_f08 collectives_mpif collectives_f08 wtime_mpif wtime_f08)
+  foreach(program barrier_mpif barrier_f08 collectives_mpif collectives_f08 wtime_mpif wtime_f08
+                  nonblocking_mpif nonblocking_f08)
     add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.f90)
     target_link_libraries(${program} PRIVATE MPI::MPI_Fortran)
     set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})
@@ -52,6 +54,7 @@ if(MPI_Fortran_FOUND)
   # type went before is what such programs do; gfortran >= 10 wants it said.
   if(CMAKE_Fortran_COMPILER_ID STREQUAL "GNU" AND CMAKE_Fortran_COMPILER_VERSION VERSION_GREATER_EQUAL 10)
     target_compile_options(collectives_mpif PRIVATE -fallow-argument-mismatch)
+    target_compile_options(nonblocking_mpif PRIVATE -fallow-argument-mismatch)
   endif()
 else()
   message(STATUS "harmonize: no MPI Fortran compiler; Fortran interception tests are skipped")

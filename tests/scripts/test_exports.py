@@ -8,6 +8,10 @@ import subprocess
 from conftest import LIBRARY, SOURCE_DIR
 
 FORTRAN_MANGLINGS = ("{}", "{}_", "{}__", "{}_f08_")
+# The calls that complete, free or cancel a request (request_entry_points.cpp):
+# where a non-blocking collective ends.
+REQUEST_CALLS = ("wait", "test", "waitall", "testall", "waitany", "testany", "waitsome",
+                 "testsome", "request_free", "cancel")
 
 
 def collectives():
@@ -32,6 +36,14 @@ def expected_exports():
         assert mixed == lower.capitalize() and upper == lower.upper()
         expected |= {f"MPI_{mixed}", f"MPI_{upper}", f"mpi_{lower}_f08ts_"}
         expected |= {mangling.format(f"mpi_{lower}") for mangling in FORTRAN_MANGLINGS}
+    # Their non-blocking forms (MPI_I<lower>) and MPI_Ibarrier, started here
+    # and ended by the request calls.
+    for lower in [row[0] for row in collectives()] + ["barrier"]:
+        expected |= {f"MPI_I{lower}", f"MPI_I{lower.upper()}", f"mpi_i{lower}_f08ts_"}
+        expected |= {mangling.format(f"mpi_i{lower}") for mangling in FORTRAN_MANGLINGS}
+    for call in REQUEST_CALLS:
+        expected |= {f"MPI_{call.capitalize()}", f"MPI_{call.upper()}", f"mpi_{call}_f08ts_"}
+        expected |= {mangling.format(f"mpi_{call}") for mangling in FORTRAN_MANGLINGS}
     return expected
 
 

@@ -21,7 +21,9 @@ TEST_CASE("HARMONIZE_COLLECTIVES names collectives as MPI spells them, or all, o
   CHECK_FALSE(parse_collective_set("allreduse"));
   CHECK_FALSE(parse_collective_set("allreduce,"));
   CHECK(parse_collective_set("MPI_Barrier") == bit_of(Collective::barrier));
-  CHECK_FALSE(parse_collective_set("ibarrier"));
+  CHECK(parse_collective_set("MPI_Ibarrier,iallreduce") ==
+        (bit_of(Collective::ibarrier) | bit_of(Collective::iallreduce)));
+  CHECK_FALSE(parse_collective_set("ibcastt"));
   CHECK_FALSE(parse_collective_set("all,bcast"));
 }
 

@@ -230,9 +230,10 @@ def _merge_communicator(comms):
 # ------------------------------------------------------- the collective itself
 
 # What the library measured of each collective call (docs/collectives.md):
-# each member's own time, the operation as a whole, and how far apart the
-# members arrived.
-COLLECTIVE_FIGURES = ("local", "t_global", "arrival_skew")
+# each member's own time, the operation as a whole, how far apart the
+# members arrived, and (non-blocking operations only) the overlap: each
+# member's work between the start and the completing call.
+COLLECTIVE_FIGURES = ("local", "t_global", "arrival_skew", "overlap")
 # The same over the valid calls only (right after a harmonized barrier every
 # member left in time), pooled as "valid_" + figure + "_pool"; arrival_error
 # (how far each member's entry was from the arrival pattern's) is new in the

@@ -4,6 +4,8 @@ import io
 import json
 import math
 
+from .stats import COLLECTIVE_FIGURES
+
 
 NUMBER_WIDTH = 10  # characters: 9999999.99 us, a ratio of 999999.999
 
@@ -459,7 +461,7 @@ def collectives_csv(summary):
     header = ["communicator", "operation", "bytes", "root"]
     for side in (first, second):
         header += [f"{side}_calls", f"{side}_valid_calls"] + [
-            f"{side}_{f}_s" for f in ("local", "t_global", "arrival_skew")]
+            f"{side}_{f}_s" for f in COLLECTIVE_FIGURES]
     for figure in ("local", "t_global"):
         header += [f"delta_{figure}", f"delta_{figure}_low95", f"delta_{figure}_high95",
                    f"delta_{figure}_decided", f"delta_{figure}_undecided_because", f"delta_{figure}_runs_low",
@@ -472,8 +474,8 @@ def collectives_csv(summary):
                 "" if row["root"] is None else row["root"]]
         for side in (first, second):
             s = row["sides"][side]
-            line += [s["calls"], s["valid_calls"]] + ["" if s[f] is None else s[f] for f in
-                                                      ("local", "t_global", "arrival_skew")]
+            line += [s["calls"], s["valid_calls"]] + ["" if s[f] is None else s[f]
+                                                      for f in COLLECTIVE_FIGURES]
         for figure in ("local", "t_global"):
             p = (row.get("pooled") or {}).get(figure)
             line += (["", "", "", "", ""] if p is None else

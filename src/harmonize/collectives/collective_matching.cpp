@@ -1,20 +1,63 @@
 #include "harmonize/collectives/collective_matching.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace harmonize::collectives {
 
-void match_alone(const PendingCalls& pending, report::CommStats& stats) {
+namespace {
+
+// A non-blocking call's overlap; none for a blocking one.
+std::optional<double> overlap_of(const TimedCall& call) {
+  if (!is_nonblocking(call.operation)) return std::nullopt;
+  return call.overlap;
+}
+
+// This process's calls that did not complete (non-blocking ones freed,
+// cancelled, still open or not followed), each counted by how it ended.
+std::uint64_t count_incomplete(const PendingCalls& pending, report::CommStats& stats) {
+  std::uint64_t incomplete = 0;
   for (const TimedCall& call : pending.calls) {
+    switch (call.ending) {
+      case Ending::returned:
+      case Ending::completed:
+        continue;
+      case Ending::cancelled:
+        stats.nonblocking_cancelled += 1;
+        break;
+      case Ending::freed:
+        stats.nonblocking_freed += 1;
+        break;
+      case Ending::open:  // take() closes every open record: not seen here
+      case Ending::open_at_matching:
+        stats.nonblocking_open_at_matching += 1;
+        break;
+      case Ending::untracked:
+        stats.nonblocking_untracked += 1;
+        break;
+    }
+    incomplete += 1;
+  }
+  return incomplete;
+}
+
+}  // namespace
+
+void match_alone(const PendingCalls& pending, report::CommStats& stats) {
+  std::uint64_t matched_calls = 0;
+  for (const TimedCall& call : pending.calls) {
+    if (!is_complete(call.ending)) continue;
     report::MatchedCall matched;
     matched.key = {static_cast<int>(call.operation), call.bytes, call.root};
     matched.t_global = matched.t_all_present = call.exit - call.entry;
     matched.valid = call.after_barrier;
     stats.collectives.add_matched(matched);
-    stats.collectives.add_local(matched.key, matched.valid, matched.t_global);
+    stats.collectives.add_local(matched.key, matched.valid, matched.t_global, overlap_of(call));
+    matched_calls += 1;
   }
-  stats.collective_calls_unmatched += pending.calls_seen - pending.calls.size();
+  stats.collective_calls_unmatched +=
+      pending.calls_seen - matched_calls - count_incomplete(pending, stats);
 }
 
 namespace {
@@ -25,6 +68,7 @@ void add_to_trace(trace::CommTrace& trace, const clock::GlobalClock& clock,
                   const PendingCalls& pending) {
   for (std::size_t i = 0; i < pending.calls.size(); ++i) {
     const TimedCall& call = pending.calls[i];
+    if (!is_complete(call.ending)) continue;  // no end to draw
     // On the clock the barriers around it were read with.
     const clock::GlobalClock& then = trace.clock_at(call.entry, clock);
     trace.collectives.add(trace.collective_calls + i,
@@ -55,9 +99,11 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
   double agreed[2] = {0, 0};
   members.all_reduce(counts, agreed, sync::ReduceOp::max);
   const auto n = static_cast<std::size_t>(-agreed[1]);
-  // Each member counts its own calls (the report sums them).
+  // Each member counts its own calls (the report sums them): those that
+  // did not complete here by how they ended, the others not matched.
+  const std::uint64_t incomplete = count_incomplete(pending, stats);
   const auto unmatched = [&](std::size_t matched) {
-    stats.collective_calls_unmatched += pending.calls_seen - matched;
+    stats.collective_calls_unmatched += pending.calls_seen - matched - incomplete;
   };
   if (n == 0) {
     unmatched(0);
@@ -79,7 +125,8 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
                .exit = exit,
                .invalid = call.after_barrier ? 0.0 : 1.0,
                .clock_error_bound = clock.error_bound_at(exit),
-               .undelayed_entry = entry - call.delay}
+               .undelayed_entry = entry - call.delay,
+               .incomplete = is_complete(call.ending) ? 0.0 : 1.0}
         .write(&maxima[i * CallMaxima::kFields]);
     CallMinima{.operation = operation, .entry = entry, .undelayed_entry = entry - call.delay}.write(
         &minima[i * CallMinima::kFields]);
@@ -88,22 +135,32 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
   members.all_reduce(maxima, max_out, sync::ReduceOp::max);
   members.reduce_to_root(minima, min_out, sync::ReduceOp::min, 0);
 
-  // Every member: its own time in each call, under the agreed key.
+  // Every member: its own time in each call complete on all, under the
+  // agreed key.
+  std::size_t incomplete_somewhere = 0;
+  bool parted = false;
   for (std::size_t i = 0; i < n; ++i) {
     const TimedCall& call = pending.calls[i];
     const report::CallMaxima agreed_call =
         report::CallMaxima::read(&max_out[i * report::CallMaxima::kFields]);
+    if (agreed_call.incomplete != 0) {
+      incomplete_somewhere += 1;
+      continue;
+    }
     // The sequences part here.
-    if (agreed_call.operation != static_cast<double>(call.operation)) break;
+    parted = parted || agreed_call.operation != static_cast<double>(call.operation);
+    if (parted) continue;
     const report::CollectiveKey key{static_cast<int>(agreed_call.operation),
                                     static_cast<std::uint64_t>(agreed_call.bytes),
                                     static_cast<int>(agreed_call.root)};
-    stats.collectives.add_local(key, agreed_call.invalid == 0, call.exit - call.entry);
+    stats.collectives.add_local(key, agreed_call.invalid == 0, call.exit - call.entry,
+                                overlap_of(call));
   }
   // The root alone learns where the sequences part (the minima are its);
-  // the others count what exceeds the common length.
+  // the others count what exceeds the common length, and the calls
+  // incomplete on another member.
   if (!root) {
-    unmatched(n);
+    unmatched(n - incomplete_somewhere);
     return;
   }
   bool mismatched = false;

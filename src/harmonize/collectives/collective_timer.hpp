@@ -8,7 +8,14 @@
 // only when it overflows (counted as a spill: moving records between
 // buffers, still no communication).
 //
-// Pure: a communicator is an id here (mpi/comm_id.hpp makes
+// A non-blocking collective is recorded at its start call (so that a
+// communicator's records keep the order its members started them in, the
+// order matching pairs them in) and completed at the call that completes its
+// request (MPI_Wait, MPI_Test, ...): the request's slot keeps the
+// completion's stamps until the record is drained (docs/collectives.md
+// "Non-blocking collectives").
+//
+// Pure: a communicator or a request is an id here (mpi/comm_id.hpp makes
 // MPI handles ids), so that the timer is unit tested without MPI.
 #include <atomic>
 #include <cstdint>
@@ -17,6 +24,7 @@
 
 #include "clock/tick_stamp.hpp"
 #include "common/collective_kind.hpp"
+#include "harmonize/collectives/request_index.hpp"
 
 namespace harmonize::collectives {
 
@@ -24,9 +32,30 @@ namespace harmonize::collectives {
 // (a pointer or an int, as the MPI library has it).
 enum class CommId : std::uintptr_t {};
 
+// How a call's record ended. Only a call that returned or completed is
+// matched; the others keep their place among the communicator's calls
+// (the i-th record of every member is the same call) and are counted.
+enum class Ending : std::uint8_t {
+  returned,          // a blocking call
+  open,              // a non-blocking call started, not completed yet
+  completed,         // ... completed (MPI_Wait, MPI_Test, ...)
+  cancelled,         // ... completed after MPI_Cancel
+  freed,             // ... freed (MPI_Request_free) before its completion was seen
+  open_at_matching,  // ... still open when its communicator's calls were matched
+  untracked,         // ... not followed: the start failed, or too many were open
+};
+
+constexpr bool is_complete(Ending ending) {
+  return ending == Ending::returned || ending == Ending::completed;
+}
+
 struct TimedCall {
   double entry = 0;  // a TickStamp; the local time source's seconds once drained
-  double exit = 0;
+  double exit = 0;   // non-blocking: the completing call's exit
+  // Non-blocking, once completed: seconds from the start call's return to
+  // the completing call's entry, the program's own work between them (the
+  // overlap OSU measures).
+  double overlap = 0;
   std::uint64_t bytes = 0;  // this process's count x type size (see bytes_of in the shim)
   CommId comm{};
   std::int32_t root = -1;
@@ -39,6 +68,8 @@ struct TimedCall {
   // Called on an intercommunicator: counted where it was called, never
   // matched (its two groups are not one set of members to match over).
   bool inter = false;
+  Ending ending = Ending::returned;
+  std::uint32_t slot = RequestIndex::kNone;  // an open call's, in the timer
 };
 
 // The calls of one communicator waiting to be matched.
@@ -54,6 +85,9 @@ class CollectiveTimer {
   // Records kept per communicator between two matchings; calls beyond are
   // counted (as unmatched), not kept.
   static constexpr std::size_t kMaxPending = 1 << 16;
+  // Non-blocking calls followed at once; beyond, a call is not followed
+  // (Ending::untracked).
+  static constexpr std::size_t kMaxOpen = 1024;
 
   // `stamp`: how calls are stamped and the stamps converted (the invariant
   // TSC where the CPU has one). `concurrent`: MPI_THREAD_MULTIPLE, where
@@ -80,6 +114,26 @@ class CollectiveTimer {
 
   // The hot path. Any thread (MPI_THREAD_MULTIPLE: mpi4py's default).
   void add(TimedCall call) noexcept;
+
+  // Non-blocking collectives, also the hot path. `call` (its entry stamped)
+  // was started, the start call returned at `start_return` (a stamp) with
+  // `request`; `started`: the start call succeeded.
+  void start(TimedCall call, double start_return, RequestId request, bool started) noexcept;
+  // Whether any started call is still open: a completing call that is given
+  // requests while none is passes straight through.
+  bool tracking() const noexcept { return open_.load(std::memory_order_relaxed) != 0; }
+  // The open call whose request is `request`, RequestIndex::kNone if none.
+  // Asked before the completing MPI call (which sets a completed request to
+  // MPI_REQUEST_NULL).
+  std::uint32_t find(RequestId request) const noexcept;
+  // The call in `slot` completed in a call that the program entered at
+  // `wait_entry` and left at `wait_exit` (stamps).
+  void complete(std::uint32_t slot, double wait_entry, double wait_exit) noexcept;
+  // Its request was freed (MPI_Request_free) before any completion: no
+  // completion will be seen.
+  void freed(std::uint32_t slot) noexcept;
+  // Its request was cancelled (MPI_Cancel): its completion is not a call's.
+  void cancelled(std::uint32_t slot) noexcept;
 
   // A barrier on `comm` ended; `in_time`: harmonized, and this process left
   // at the deadline (plus `delay`, HARMONIZE_ARRIVAL). The next collective
@@ -113,7 +167,21 @@ class CollectiveTimer {
   void unlock() const noexcept {
     if (concurrent_) busy_.clear(std::memory_order_release);
   }
+  void add_locked(TimedCall& call) noexcept;
   void drain_locked();  // buffer -> pending_, stamps converted to seconds
+  void drain_one_locked(TimedCall& call, const clock::TickStamp::Pair& pair, PendingCalls*& pending,
+                        CommId& comm);
+  void lose_buffer_locked() noexcept;  // out of memory: the buffered records are lost
+  // A request completed or freed: the request is no longer followed.
+  void seen_locked(std::uint32_t slot) noexcept;
+  // A non-blocking call whose slot the record no longer follows.
+  void let_go_locked(std::uint32_t slot) noexcept;
+  // Taken or forgotten records: the open ones become Ending::open_at_matching,
+  // their slots let go.
+  void close_open_locked(std::vector<TimedCall>& calls) noexcept;
+  // Fills `call` from its slot's completion (stamps converted between the
+  // two pairs) and frees the slot.
+  void finish_locked(TimedCall& call, const clock::TickStamp::Pair& pair) noexcept;
 
   const clock::TickStamp stamp_;
   const CollectiveSet timed_;
@@ -128,6 +196,26 @@ class CollectiveTimer {
   std::uint64_t forgotten_ = 0;
   std::uint64_t forgotten_inter_ = 0;
   std::uint64_t spills_ = 0;
+
+  // The open non-blocking calls: one slot each while its record or its
+  // request is followed.
+  struct OpenCall {
+    RequestId request{};
+    double start_return = 0;  // a stamp; the source's seconds once its record is drained
+    double wait_entry = 0;    // stamps, once completed
+    double wait_exit = 0;
+    CommId comm{};  // once drained: pending_[comm].calls[index]
+    std::size_t index = 0;
+    Ending ending = Ending::open;  // completed, cancelled or freed once seen
+    bool cancel = false;           // MPI_Cancel was called on its request
+    bool drained = false;
+    bool orphan = false;  // its record was taken or dropped: only the request is followed
+  };
+  std::atomic<std::size_t> open_{0};  // requests in requests_
+  RequestIndex requests_{kMaxOpen};
+  std::vector<OpenCall> slots_;            // allocated on the first start
+  std::vector<std::uint32_t> free_slots_;  // reserved with slots_
+  std::vector<std::uint32_t> seen_;        // drained slots completed since the last drain
 };
 
 }  // namespace harmonize::collectives

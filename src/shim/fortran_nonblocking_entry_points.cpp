@@ -1,0 +1,66 @@
+// Fortran non-blocking collectives (HARMONIZE_COLLECTIVES): every spelling of
+// each MPI_I<UPPER> (fortran_collective_signatures.hpp), its start timed
+// like the C one (shim/timed_call.hpp) and handed to the MPI library's own
+// definition of the same name; the request it returns is followed by its C
+// handle, so that a completion seen from C or from Fortran
+// (fortran_request_entry_points.cpp) ends it.
+#include <mpi.h>
+
+#include "shim/fortran_collective_signatures.hpp"
+
+#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
+
+using harmonize::Collective;
+using namespace harmonize::shim;
+
+namespace {
+
+// The C handle of a Fortran request the start call just wrote.
+MPI_Request c_request(const MPI_Fint* request) {
+  return request == nullptr ? MPI_REQUEST_NULL : PMPI_Request_f2c(*request);
+}
+
+// `next` (the binding's start call, writing `*request`) timed as `operation`.
+template <typename Comm, typename Root, typename Bytes, typename Next>
+void started_f(Collective operation, Comm comm, Root root, Bytes bytes, MPI_Fint* request,
+               MPI_Fint* ierror, Next next) {
+  // The C request is read after the call: a null one (the start failed, or
+  // an unset ierror) is recorded untracked.
+  MPI_Request c = MPI_REQUEST_NULL;
+  harmonize::shim::started(operation, comm, root, bytes, &c, [&] {
+    next();
+    c = ierror != nullptr && *ierror != MPI_SUCCESS ? MPI_REQUEST_NULL : c_request(request);
+    return ierror != nullptr ? static_cast<int>(*ierror) : MPI_SUCCESS;
+  });
+}
+
+}  // namespace
+
+#define HARMONIZE_FORTRAN_NONBLOCKING(exported, lower, upper)                                     \
+  HARMONIZE_EXPORT void exported(HARMONIZE_PARAMS_##upper, MPI_Fint* request, MPI_Fint* ierror) { \
+    using Function = void(HARMONIZE_PARAMS_##upper, MPI_Fint*, MPI_Fint*);                        \
+    static Function* const next = next_definition<Function>(#exported);                           \
+    if (next == nullptr) return no_definition(ierror);                                            \
+    started_f(                                                                                    \
+        Collective::i##lower, [&] { return c_comm(comm); },                                       \
+        [&] { return HARMONIZE_ROOT_##upper; }, [&] { return HARMONIZE_BYTES_##upper; }, request, \
+        ierror, [&] { next(HARMONIZE_ARGS_##upper, request, ierror); });                          \
+  }
+
+#define HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS(lower, Mixed, upper) \
+  HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_NONBLOCKING, i##lower, I##upper, lower, upper)
+
+HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS)
+
+// MPI_IBARRIER: a signature of its own.
+#define HARMONIZE_FORTRAN_IBARRIER(exported, lower, upper)                                       \
+  HARMONIZE_EXPORT void exported(MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {          \
+    using Function = void(MPI_Fint*, MPI_Fint*, MPI_Fint*);                                      \
+    static Function* const next = next_definition<Function>(#exported);                          \
+    if (next == nullptr) return no_definition(ierror);                                           \
+    started_f(                                                                                   \
+        Collective::ibarrier, [&] { return c_comm(comm); }, [] { return -1; },                   \
+        [] { return std::uint64_t{0}; }, request, ierror, [&] { next(comm, request, ierror); }); \
+  }
+
+HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_IBARRIER, ibarrier, IBARRIER, ibarrier, IBARRIER)

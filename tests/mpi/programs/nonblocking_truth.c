@@ -1,0 +1,118 @@
+/* Ground truth for non-blocking collectives: N iterations of
+ *   MPI_Barrier; rank R waits D microseconds;
+ *   MPI_Iallreduce of 8 bytes; W microseconds of work; MPI_Wait;
+ *   MPI_Ibcast of 1 KiB from root 1; MPI_Test until it completes
+ * with each process stamping the untouched clock (CLOCK_MONOTONIC, the
+ * truth of the test clocks) right before and after the start and the
+ * completing call. Rank 0 prints, per operation, the medians over the calls
+ * of the true arrival skew (of the starts), t_global (first start to last
+ * completion) and, over every process's calls, the overlap (the start's
+ * return to the completing call's entry):
+ *   truth iallreduce <arrival> <t_global> <overlap> ibcast <arrival> <t_global> <overlap>
+ * Usage: nonblocking_truth N D_us R W_us */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double truth(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void spin(double seconds) {
+  const double until = truth() + seconds;
+  while (truth() < until) {
+  }
+}
+
+static int by_value(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double* values, int n) {
+  qsort(values, (size_t)n, sizeof(double), by_value);
+  return values[n / 2];
+}
+
+enum { ops = 2, stamps = 4 }; /* start entry, start return, completion entry, completion exit */
+
+static const double* stamp_of(const double* all, int n, int p, int i, int op) {
+  return all + (((size_t)p * (size_t)n + (size_t)i) * ops + (size_t)op) * stamps;
+}
+
+static void print_truth(const char* name, const double* all, int size, int n, int op) {
+  double* a = malloc(sizeof(double) * (size_t)n);
+  double* g = malloc(sizeof(double) * (size_t)n);
+  double* o = malloc(sizeof(double) * (size_t)n * (size_t)size);
+  for (int i = 0; i < n; ++i) {
+    double min_entry = 1e300, max_entry = -1e300, max_exit = -1e300;
+    for (int p = 0; p < size; ++p) {
+      const double* s = stamp_of(all, n, p, i, op);
+      if (s[0] < min_entry) min_entry = s[0];
+      if (s[0] > max_entry) max_entry = s[0];
+      if (s[3] > max_exit) max_exit = s[3];
+      o[(size_t)i * (size_t)size + (size_t)p] = s[2] - s[1];
+    }
+    a[i] = max_entry - min_entry;
+    g[i] = max_exit - min_entry;
+  }
+  printf(" %s %.9f %.9f %.9f", name, median(a, n), median(g, n), median(o, n * size));
+  free(a);
+  free(g);
+  free(o);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int n = argc > 1 ? atoi(argv[1]) : 100;
+  const double delay = (argc > 2 ? atof(argv[2]) : 100) * 1e-6;
+  const int delayed = argc > 3 ? atoi(argv[3]) : 1;
+  const double work = (argc > 4 ? atof(argv[4]) : 50) * 1e-6;
+  double* mine = malloc(sizeof(double) * (size_t)n * ops * stamps);
+  char bytes[1024] = {0};
+  for (int i = 0; i < n; ++i) {
+    double value = rank, sum = 0;
+    MPI_Request request;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == delayed) spin(delay);
+    double* s = mine + (size_t)i * ops * stamps;
+    s[0] = truth();
+    MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+    s[1] = truth();
+    spin(work);
+    s[2] = truth();
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    s[3] = truth();
+    s += stamps;
+    int done = 0;
+    s[0] = truth();
+    MPI_Ibcast(bytes, (int)sizeof bytes, MPI_CHAR, size > 1 ? 1 : 0, MPI_COMM_WORLD, &request);
+    s[1] = truth();
+    while (!done) {
+      s[2] = truth();
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      s[3] = truth();
+    }
+  }
+  const int per_rank = n * ops * stamps;
+  double* all = rank == 0 ? malloc(sizeof(double) * (size_t)per_rank * (size_t)size) : NULL;
+  /* PMPI: the gather is the test's own, not a call under test. */
+  PMPI_Gather(mine, per_rank, MPI_DOUBLE, all, per_rank, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("truth");
+    print_truth("iallreduce", all, size, n, 0);
+    print_truth("ibcast", all, size, n, 1);
+    printf("\n");
+    fflush(stdout);
+  }
+  free(all);
+  free(mine);
+  MPI_Finalize();
+  return 0;
+}
