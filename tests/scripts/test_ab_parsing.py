@@ -1,5 +1,5 @@
-"""harmonize_tools.ab.parsing on recorded OSU 7.4, IMB-MPI1 2021.11 and
-harmonize-example output, and on broken outputs."""
+"""harmonize_tools.ab.parsing on recorded OSU 7.4, IMB-MPI1 and IMB-NBC 2021.11
+and harmonize-example output, and on broken outputs."""
 from pathlib import Path
 
 import pytest
@@ -50,6 +50,28 @@ def test_osu_barrier_has_no_size(name, full):
         assert (row.avg_us, row.min_us, row.max_us, row.iterations) == (0.38, 0.38, 0.38, 1000)
     else:
         assert row.avg_us == 0.33 and row.iterations is None
+
+
+def test_osu_nonblocking_latency_is_the_pure_communication_time():
+    # Overall adds the dummy compute; the library calls the operation
+    # iallreduce (the report's key).
+    rows = parse("osu-7.4-iallreduce.txt").rows
+    assert [r.size for r in rows] == [8, 16, 32, 64]
+    assert {r.benchmark for r in rows} == {"iallreduce"}
+    assert rows[0].avg_us == 1.19 and rows[0].extra["Overall(us)"] == "3.41"
+    assert rows[0].extra["Overlap(%)"] == "0.00"
+    barrier = parse("osu-7.4-ibarrier-full.txt").rows
+    assert [(r.benchmark, r.size, r.avg_us, r.min_us, r.max_us) for r in barrier] == [
+        ("ibarrier", 0, 0.89, 0.89, 0.89)]
+
+
+def test_imb_nbc_latency_is_t_pure():
+    parsed = parse("imb-2021.11-nbc-iallreduce.txt")
+    assert parsed.source == "imb"
+    assert [(r.benchmark, r.size, r.avg_us) for r in parsed.rows] == [
+        ("iallreduce", 0, 0.06), ("iallreduce", 8, 1.43), ("iallreduce", 16, 1.66),
+        ("iallreduce", 32, 1.55)]
+    assert parsed.rows[1].extra["t_ovrl[usec]"] == "2.29"
 
 
 def test_imb_tables():

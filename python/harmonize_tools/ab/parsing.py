@@ -1,6 +1,7 @@
 """Parsers for benchmark output: OSU Micro-Benchmarks 7.x collectives (default
-and `-f` full format, osu_barrier), Intel MPI Benchmarks IMB-MPI1 tables, and
-the bundled harmonize-example (which prints OSU-style tables).
+and `-f` full format, osu_barrier, the non-blocking osu_i* whose latency is
+their "Pure Comm." column), Intel MPI Benchmarks IMB-MPI1 and IMB-NBC tables
+(t_pure), and the bundled harmonize-example (which prints OSU-style tables).
 
 Every parser returns a list of `Row`s with times in microseconds. Output that
 matches none of the formats, or a table that stops in the middle, raises
@@ -12,8 +13,11 @@ from typing import Optional
 
 EXPECTED_FORMATS = (
     "expected an OSU-style table (a '# Size  Avg Latency(us) ...' or '# Avg Latency(us) ...' "
-    "header, as printed by OSU 7.x and harmonize-example) or IMB-MPI1 tables "
-    "('# Benchmarking <name>' then '#bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]')")
+    "header, as printed by OSU 7.x and harmonize-example, or OSU's non-blocking '# Size  "
+    "Overall(us) ... Pure Comm.(us) ...') or IMB-MPI1/IMB-NBC tables ('# Benchmarking <name>' "
+    "then '#bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]' or '... t_pure[usec] ...')")
+# The header of an OSU-style table: blocking (Avg Latency) or non-blocking (Overall).
+_OSU_HEADER = re.compile(r"^#\s*(Size\s+)?(Avg Latency\(us\)|Overall\(us\))", re.MULTILINE)
 
 
 class ParseError(Exception):
@@ -43,7 +47,7 @@ def parse_output(text):
     """Detect the format of `text` and parse it."""
     if re.search(r"Intel\(R\) MPI Benchmarks|^#\s*Benchmarking\s+\S+", text, re.MULTILINE):
         return Parsed("imb", parse_imb(text))
-    if re.search(r"^#\s*(Size\s+)?Avg Latency\(us\)", text, re.MULTILINE):
+    if _OSU_HEADER.search(text):
         source = "osu" if re.search(r"^#\s*OSU MPI", text, re.MULTILINE) else "example"
         return Parsed(source, parse_osu_style(text))
     if not text.strip():
@@ -58,15 +62,16 @@ _NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
 
 
 def _osu_column(name):
-    """Canonical key of an OSU-style column header."""
+    """Canonical key of an OSU-style column header. A non-blocking benchmark's
+    latency is its pure communication time (Overall adds the dummy compute)."""
     lowered = name.lower()
     if lowered == "size":
         return "size"
-    if lowered.startswith("avg lat"):
+    if lowered.startswith("avg lat") or lowered.startswith("pure comm"):
         return "avg_us"
-    if lowered.startswith("min lat"):
+    if lowered.startswith("min lat") or lowered.startswith("min comm"):
         return "min_us"
-    if lowered.startswith("max lat"):
+    if lowered.startswith("max lat") or lowered.startswith("max comm"):
         return "max_us"
     if lowered == "iterations":
         return "iterations"
@@ -88,10 +93,15 @@ def _is_title(line):
 
 def _benchmark_name(title):
     """'# OSU MPI Allreduce Latency Test v7.4' -> 'allreduce';
+    '# OSU MPI Non-blocking Allreduce Latency Test v7.4' -> 'iallreduce' (the
+    library's name of the operation);
     '# harmonize example benchmark: MPI_Allreduce (OSU-style)' -> 'allreduce'."""
     match = _OSU_TITLE.match(title)
     if match:
-        return match.group("name").strip().lower().replace(" ", "_")
+        name = match.group("name").strip().lower()
+        if name.startswith("non-blocking "):
+            name = "i" + name[len("non-blocking "):]
+        return name.replace(" ", "_")
     match = re.search(r"\bMPI_(\w+)", title)
     if match:
         return match.group(1).lower()
@@ -134,7 +144,7 @@ def parse_osu_style(text):
         if not stripped:
             continue
         if stripped.startswith("#"):
-            if re.match(r"^#\s*(Size\s+)?Avg Latency\(us\)", stripped):
+            if _OSU_HEADER.match(stripped):
                 if columns is not None and rows_in_table == 0:
                     raise ParseError(f"line {line_number}: a new table starts but the previous one "
                                      "(header on an earlier line) has no rows")
@@ -192,6 +202,7 @@ _IMB_COLUMNS = {
     "t_max[usec]": "max_us",
     "t_avg[usec]": "avg_us",
     "t[usec]": "avg_us",  # PingPong/PingPing
+    "t_pure[usec]": "avg_us",  # IMB-NBC: the operation without the overlapping compute
 }
 
 
