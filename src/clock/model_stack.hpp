@@ -37,6 +37,11 @@ class ModelStack {
     copy.bound_ = bound;
     return copy;
   }
+  ModelStack with_bound(const ErrorBound& bound) const {
+    ModelStack copy = *this;
+    copy.bound_ = bound;
+    return copy;
+  }
   const ErrorBound& error_bound() const noexcept { return bound_; }
   std::span<const LinearModel> levels() const noexcept { return levels_; }
   std::size_t depth() const noexcept { return levels_.size(); }

@@ -15,9 +15,11 @@ namespace harmonize::choices {
 // Each enum is followed by its names, in the order of its values (the name of
 // a value is names(value)[value]); the default comes first, as the README
 // lists it. The static_asserts catch a value added without its name.
-enum class Scheme { h2hca, hca3, h3hca };
-inline constexpr std::array<std::string_view, 3> kSchemeNames{"h2hca", "hca3", "h3hca"};
-static_assert(static_cast<std::size_t>(Scheme::h3hca) + 1 == kSchemeNames.size());
+// none: the clocks are global already (PTP, a hardware clock), used as they
+// are and only checked (sync/given_clock.hpp).
+enum class Scheme { h2hca, hca3, h3hca, none };
+inline constexpr std::array<std::string_view, 4> kSchemeNames{"h2hca", "hca3", "h3hca", "none"};
+static_assert(static_cast<std::size_t>(Scheme::none) + 1 == kSchemeNames.size());
 
 // automatic: offset-only until the fit points span more than one sync
 // (kMinDriftBaseline), then a linear model whose slope is kept only when it

@@ -131,7 +131,11 @@ constexpr std::array kVariables{
         "first second: 10ms, 30ms, 90ms, ...), or after a process missed 3 deadlines in a row, "
         "by less than twice its clock's error bound, when the last sync is older than 100ms"),
     choice<&Policy::sync>("HARMONIZE_SYNC", choices::kDefaultScheme,
-                          "clock synchronization scheme"),
+                          "clock synchronization scheme (docs/clock-sync.md); none: the clocks "
+                          "are global already (PTP, a hardware clock), used as they are and "
+                          "checked at MPI_Init, each resync and MPI_Finalize (Check-Global-Clock: "
+                          "the measured disagreement is the error bound, a warning names ranks "
+                          "beyond 1 us), see docs/global-clock.md"),
     choice<&Policy::clock_model>("HARMONIZE_CLOCK_MODEL", choices::kDefaultModelKind,
                                  "offset-only or offset+drift model (auto: the scheme's best)"),
     choice<&Policy::offset_algorithm>("HARMONIZE_OFFSET_ALG", choices::kDefaultOffsetAlgorithm,

@@ -1,6 +1,7 @@
 #include "harmonize/shared_clock_notice.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -39,6 +40,12 @@ void SharedClockNotice::set_hosts(std::vector<std::string> host_of_rank) {
 }
 
 void SharedClockNotice::observe(const sync::SyncReport& report, bool group_root, bool world) {
+  // HARMONIZE_SYNC=none: the world's clocks, taken as global, checked (the
+  // world group's ranks are world ranks).
+  if (report.given_clock.active && report.given_clock.beyond > 0 && world && world_rank_ == 0) {
+    std::lock_guard lock(mutex_);
+    note_given(report.given_clock);
+  }
   const sync::SharedClockReport& check = report.shared_clock;
   if (!check.active) return;
   std::lock_guard lock(mutex_);
@@ -75,6 +82,27 @@ void SharedClockNotice::note(double disagreement, int node, int groups) {
              " tolerance); syncing them individually (HCA3 within the node). Likely causes: "
              "processes in different time namespaces (containers), unsynchronized TSCs across "
              "sockets, a per-process MPI_Wtime.";
+  pending_.store(true, std::memory_order_relaxed);
+}
+
+void SharedClockNotice::note_given(const sync::GivenClockReport& given) {
+  if (warned_ || !warning_.empty()) return;
+  std::string ranks;
+  const int named = std::min(given.beyond, sync::GivenClockReport::kNamed);
+  for (int i = 0; i < named; ++i)
+    ranks += (i > 0 ? ", " : "") + std::to_string(given.beyond_ranks[static_cast<std::size_t>(i)]);
+  if (given.beyond > named) ranks += " and " + std::to_string(given.beyond - named) + " more";
+  const bool several = given.beyond > 1;
+  warning_ = "harmonize: warning: HARMONIZE_SYNC=none takes the clocks as global, but the clock" +
+             std::string(several ? "s of world ranks " : " of world rank ") + ranks + " (" +
+             std::to_string(given.beyond) + " of the " + std::to_string(given.checked) +
+             " ranks checked) " + (several ? "are up to " : "is ") +
+             report::format_duration(std::abs(given.worst_offset)) +
+             (several ? " (rank " + std::to_string(given.worst_rank) + ")" : std::string()) +
+             " from rank 0's, beyond the " + report::format_duration(sync::kGivenClockTolerance) +
+             " tolerance; the error bound says so (" + report::format_duration(given.bound) +
+             "). Synchronize them (HARMONIZE_SYNC=h2hca) unless their discipline (PTP) is "
+             "expected to be that far off.";
   pending_.store(true, std::memory_order_relaxed);
 }
 

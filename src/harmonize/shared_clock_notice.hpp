@@ -2,8 +2,9 @@
 // The shared-clock check (sync/shared_clock_check.hpp) as the user hears of
 // it: one warning per job on world rank 0, printed the first time any group
 // falls back (at MPI_Init, a later world resync or a sub-communicator's sync),
-// and the report's "shared_clock_check" entry. Thread-safe: communicators of
-// different threads sync on their own.
+// and the report's "shared_clock_check" entry; and the check of clocks taken
+// as global (HARMONIZE_SYNC=none, sync/given_clock.hpp), the same way.
+// Thread-safe: communicators of different threads sync on their own.
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,7 @@ class SharedClockNotice {
  private:
   std::string node_name(int node) const;
   void note(double disagreement, int node, int groups);  // under mutex_
+  void note_given(const sync::GivenClockReport& given);  // under mutex_
 
   int world_rank_;
   const sync::Layout& layout_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "clock/global_clock.hpp"
+#include "sync/given_clock.hpp"
 #include "sync/settings.hpp"
 
 namespace harmonize::sync {
@@ -36,6 +37,7 @@ struct SyncReport {
   Scheme scheme_used = Scheme::h2hca;
   int syncs = 0;  // synchronize() calls so far
   SharedClockReport shared_clock;
+  GivenClockReport given_clock;  // HARMONIZE_SYNC=none: the last check
 };
 
 class ClockSync {

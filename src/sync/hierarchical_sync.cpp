@@ -36,6 +36,10 @@ HierarchicalSync::HierarchicalSync(Transport& group, const Settings& settings, P
   // single processes: then nothing is ever checked, and the tally says so).
   shared_clock_.active = settings_.scheme != Scheme::hca3 && stats_.nodes < group.size();
 
+  if (settings_.scheme == Scheme::none) {
+    stats_.levels = 0;  // nothing synchronized: checked (synchronize())
+    return;
+  }
   if (settings_.scheme == Scheme::hca3) {
     stats_.levels = 1;
     stats_.rounds = hca3_rounds(group.size());
@@ -78,6 +82,7 @@ void HierarchicalSync::warm_up(const clock::GlobalClock& base) {
 }
 
 clock::GlobalClock HierarchicalSync::synchronize(const clock::GlobalClock& base) {
+  if (settings_.scheme == Scheme::none) return check_given_clock(group_, base, given_clock_);
   if (settings_.scheme == Scheme::hca3) return run_hca3(group_, base, settings_, inter_history_);
   clock::GlobalClock clk = base;
   if (node_leaders_) clk = run_hca3(*node_leaders_, clk, settings_, inter_history_);

@@ -51,6 +51,8 @@ class HierarchicalSync {
   const Settings& settings() const { return settings_; }
   // Updated by every synchronize(); the totals on rank 0 only.
   const SharedClockReport& shared_clock() const { return shared_clock_; }
+  // HARMONIZE_SYNC=none: the last check, on every member.
+  const GivenClockReport& given_clock() const { return given_clock_; }
 
  private:
   Transport& group_;
@@ -73,6 +75,7 @@ class HierarchicalSync {
   int shared_syncs_ = 0;  // ClockPropSync runs of this group (warm-up included)
   LevelStats stats_;
   SharedClockReport shared_clock_;
+  GivenClockReport given_clock_;
 };
 
 }  // namespace harmonize::sync

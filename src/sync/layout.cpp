@@ -32,7 +32,7 @@ NodeNumber node_number(const Layout& layout, int rank) {
 }
 
 bool copies_models_within_a_node(const Layout& layout, Scheme scheme) {
-  if (scheme == Scheme::hca3) return false;
+  if (scheme == Scheme::hca3 || scheme == Scheme::none) return false;
   const std::vector<int> nodes = sorted_nodes(layout);
   return std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end();
 }

@@ -47,6 +47,7 @@ CommClockSync::CommClockSync(std::unique_ptr<GroupTransport> transport, const Se
   // check of the shared clocks counts: a group that fails it falls back now.
   scheme_.warm_up(base_);
   report_.shared_clock = scheme_.shared_clock();
+  report_.given_clock = scheme_.given_clock();
 }
 
 clock::GlobalClock CommClockSync::synchronize() {
@@ -56,6 +57,7 @@ clock::GlobalClock CommClockSync::synchronize() {
   report_.seconds = base_.source().now() - start;
   report_.syncs += 1;
   report_.shared_clock = scheme_.shared_clock();
+  report_.given_clock = scheme_.given_clock();
   return current;
 }
 
