@@ -16,6 +16,11 @@
 
 namespace harmonize::shim {
 
+// A Fortran request's C handle (MPI_REQUEST_NULL for none).
+inline MPI_Request c_request(const MPI_Fint* request) {
+  return request == nullptr ? MPI_REQUEST_NULL : PMPI_Request_f2c(*request);
+}
+
 inline MPI_Comm c_comm(const MPI_Fint* comm) {
   return PMPI_Comm_f2c(*comm);
 }

@@ -15,11 +15,6 @@ using namespace harmonize::shim;
 
 namespace {
 
-// The C handle of a Fortran request the start call just wrote.
-MPI_Request c_request(const MPI_Fint* request) {
-  return request == nullptr ? MPI_REQUEST_NULL : PMPI_Request_f2c(*request);
-}
-
 // `next` (the binding's start call, writing `*request`) timed as `operation`.
 template <typename Comm, typename Root, typename Bytes, typename Next>
 void started_f(Collective operation, Comm comm, Root root, Bytes bytes, MPI_Fint* request,

@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <type_traits>
 
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "shim/reentrancy_guard.hpp"
@@ -62,9 +61,11 @@ inline bool is_intercommunicator(MPI_Comm comm) {
   return t_inter;
 }
 
-// `call` returns the MPI status, returned as it is.
-template <typename Comm, typename Root, typename Bytes, typename Call>
-int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
+// The two stamps around `call` (returns the MPI status, returned as it is)
+// of a timed `operation`, handed to `record(timer, entry, exit, status)`
+// after the second one.
+template <typename Call, typename Record>
+int stamped(Collective operation, Call call, Record record) {
   collectives::CollectiveTimer* timer = g_collective_timer;
   if (timer == nullptr || !timer->times(operation)) return call();
   ReentrancyGuard guard;
@@ -72,57 +73,52 @@ int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
   const double entry = timer->now();
   const int status = call();
   const double exit = timer->now();
-  const MPI_Comm communicator = comm();
-  // Only a handle the call accepted is asked about: asking about a bad one
-  // would run the user's error handler a second time.
-  const bool inter = status == MPI_SUCCESS && is_intercommunicator(communicator);
-  timer->add({.entry = entry,
-              .exit = exit,
-              .bytes = bytes(),
-              .comm = comm_id(communicator),
-              .root = root(),
-              .operation = operation,
-              .inter = inter});
+  record(*timer, entry, exit, status);
   return status;
 }
 
-// The timer's id of a request: its handle's bits (a pointer in Open MPI,
-// an int in MPICH).
-template <typename Handle>
-collectives::RequestId request_id(Handle request) noexcept {
-  static_assert(std::is_same_v<Handle, MPI_Request>);
-  if constexpr (std::is_pointer_v<Handle>) {
-    return collectives::RequestId{reinterpret_cast<std::uintptr_t>(request)};
-  } else {
-    return collectives::RequestId{static_cast<std::uintptr_t>(request)};
-  }
+// A call's record. Only a communicator the call `accepted` is asked whether
+// it is an intercommunicator: asking about a bad one would run the user's
+// error handler a second time.
+template <typename Comm, typename Root, typename Bytes>
+collectives::TimedCall record_of(Collective operation, Comm comm, Root root, Bytes bytes,
+                                 double entry, double exit, bool accepted) {
+  const MPI_Comm communicator = comm();
+  const bool inter = accepted && is_intercommunicator(communicator);
+  return {.entry = entry,
+          .exit = exit,
+          .bytes = bytes(),
+          .comm = comm_id(communicator),
+          .root = root(),
+          .operation = operation,
+          .inter = inter};
+}
+
+// A blocking collective: stamped at entry and exit.
+template <typename Comm, typename Root, typename Bytes, typename Call>
+int timed(Collective operation, Comm comm, Root root, Bytes bytes, Call call) {
+  return stamped(
+      operation, call,
+      [&](collectives::CollectiveTimer& timer, double entry, double exit, int status) {
+        timer.add(record_of(operation, comm, root, bytes, entry, exit, status == MPI_SUCCESS));
+      });
 }
 
 // A non-blocking collective's start: stamped around the start call and
 // recorded with its request, which a completing call (MPI_Wait, MPI_Test,
-// ...: request_entry_points.cpp) ends. `call` returns the MPI status.
+// ...: request_entry_points.cpp) ends.
 template <typename Comm, typename Root, typename Bytes, typename Call>
 int started(Collective operation, Comm comm, Root root, Bytes bytes, const MPI_Request* request,
             Call call) {
-  collectives::CollectiveTimer* timer = g_collective_timer;
-  if (timer == nullptr || !timer->times(operation)) return call();
-  ReentrancyGuard guard;
-  if (!guard.outermost()) return call();
-  const double entry = timer->now();
-  const int status = call();
-  const double start_return = timer->now();
-  const MPI_Comm communicator = comm();
-  const bool ok = status == MPI_SUCCESS && request != nullptr && *request != MPI_REQUEST_NULL;
-  // A failed start is still recorded (untracked): every member's i-th
-  // record must be the same call.
-  timer->start({.entry = entry,
-                .bytes = bytes(),
-                .comm = comm_id(communicator),
-                .root = root(),
-                .operation = operation,
-                .inter = ok && is_intercommunicator(communicator)},
-               start_return, ok ? request_id(*request) : collectives::RequestId{}, ok);
-  return status;
+  return stamped(
+      operation, call,
+      [&](collectives::CollectiveTimer& timer, double entry, double start_return, int status) {
+        const bool ok = status == MPI_SUCCESS && request != nullptr && *request != MPI_REQUEST_NULL;
+        // A failed start is still recorded (untracked): every member's i-th
+        // record must be the same call.
+        timer.start(record_of(operation, comm, root, bytes, entry, 0, ok), start_return,
+                    ok ? request_id(*request) : collectives::RequestId{}, ok);
+      });
 }
 
 }  // namespace harmonize::shim

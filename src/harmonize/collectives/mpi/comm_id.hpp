@@ -11,17 +11,24 @@
 
 namespace harmonize {
 
-// The timer's id of a communicator: its handle's bits, whether the MPI
-// library's handles are pointers (Open MPI) or ints (MPICH). A template so
-// that only the branch for this MPI's handles is compiled.
+// An MPI handle's bits, whether the MPI library's handles are pointers
+// (Open MPI) or ints (MPICH). A template so that only the branch for this
+// MPI's handles is compiled.
 template <typename Handle>
-collectives::CommId comm_id(Handle comm) noexcept {
-  static_assert(std::is_same_v<Handle, MPI_Comm>);
+std::uintptr_t handle_bits(Handle handle) noexcept {
   if constexpr (std::is_pointer_v<Handle>) {
-    return collectives::CommId{reinterpret_cast<std::uintptr_t>(comm)};
+    return reinterpret_cast<std::uintptr_t>(handle);
   } else {
-    return collectives::CommId{static_cast<std::uintptr_t>(comm)};
+    return static_cast<std::uintptr_t>(handle);
   }
+}
+
+// The timer's id of a communicator, and of a request.
+inline collectives::CommId comm_id(MPI_Comm comm) noexcept {
+  return collectives::CommId{handle_bits(comm)};
+}
+inline collectives::RequestId request_id(MPI_Request request) noexcept {
+  return collectives::RequestId{handle_bits(request)};
 }
 
 // Set between MPI_Init and MPI_Finalize when collectives are timed; read by
