@@ -5,6 +5,7 @@ run by hand, point HZTEST_BUILD_DIR at a build tree. The tools' package
 (python/harmonize_tools) is put on sys.path here, so that every test imports
 it by its name (`from harmonize_tools.ab import stats`).
 """
+import json
 import os
 import re
 import subprocess
@@ -94,6 +95,21 @@ def workdir(tmp_path, monkeypatch):
 def world_of(report):
     """MPI_COMM_WORLD's record in a library report."""
     return next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
+
+
+def timed_report(tmp_path, name, program, *, clocks, mode="harmonize", btl=None, ranks=2,
+                 extra=None):
+    """The library report of `program` run on `ranks` ranks with test clocks
+    `clocks` (HARMONIZE_TEST_CLOCK_*), and the run itself."""
+    path = tmp_path / f"{name}.json"
+    env = {"HARMONIZE_MODE": mode, "HARMONIZE_REPORT": path, **clocks, **(extra or {})}
+    result = run_mpi(ranks, program, env=env, btl=btl, timeout=300, check=True)
+    return json.loads(path.read_text()), result
+
+
+def keys_of(comm):
+    """A communicator's timed collective keys by (operation, bytes, root)."""
+    return {(k["operation"], k["bytes"], k["root"]): k for k in comm["collectives"]["keys"]}
 
 
 def harmonize_lines(text):

@@ -10,11 +10,10 @@ with the program's within the clock-error bound it reports (twice: a skew is
 the difference of two processes' clocks) plus the few hundred nanoseconds
 between the program's stamp and the library's.
 """
-import json
-
 import pytest
 
-from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, run_mpi, skip_unless_mpi4py_matches, world_of
+from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, keys_of, run_mpi, skip_unless_mpi4py_matches,
+                      timed_report, world_of)
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "12"}
@@ -23,15 +22,8 @@ DELAY = 200e-6
 STAMP_GAP = 2e-6  # program's stamp -> library's, both ways, on a loaded machine
 
 
-def report_of(tmp_path, name, program, mode="harmonize", btl=None, ranks=2, extra=None):
-    path = tmp_path / f"{name}.json"
-    env = {"HARMONIZE_MODE": mode, "HARMONIZE_REPORT": path, **TEST_CLOCKS, **(extra or {})}
-    result = run_mpi(ranks, program, env=env, btl=btl, timeout=300, check=True)
-    return json.loads(path.read_text()), result
-
-
-def keys_of(world):
-    return {(k["operation"], k["bytes"], k["root"]): k for k in world["collectives"]["keys"]}
+def report_of(tmp_path, name, program, **options):
+    return timed_report(tmp_path, name, program, clocks=TEST_CLOCKS, **options)
 
 
 def truth_of(stdout):

@@ -9,11 +9,10 @@ its own test clock, the program stamping the untouched clock around the
 start and the completing call, rank 1 starting a known time late and every
 process working a known time between start and wait.
 """
-import json
-
 import pytest
 
-from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, run_mpi, skip_unless_mpi4py_matches, world_of
+from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, keys_of, skip_unless_mpi4py_matches,
+                      timed_report, world_of)
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "29"}
@@ -24,15 +23,8 @@ STAMP_GAP = 2e-6  # program's stamp -> library's, both ways, on a loaded machine
 FOLLOWED = 1024  # CollectiveTimer::kMaxOpen
 
 
-def report_of(tmp_path, name, program, mode="harmonize", btl=None, ranks=2, extra=None):
-    path = tmp_path / f"{name}.json"
-    env = {"HARMONIZE_MODE": mode, "HARMONIZE_REPORT": path, **TEST_CLOCKS, **(extra or {})}
-    result = run_mpi(ranks, program, env=env, btl=btl, timeout=300, check=True)
-    return json.loads(path.read_text()), result
-
-
-def keys_of(comm):
-    return {(k["operation"], k["bytes"], k["root"]): k for k in comm["collectives"]["keys"]}
+def report_of(tmp_path, name, program, **options):
+    return timed_report(tmp_path, name, program, clocks=TEST_CLOCKS, **options)
 
 
 def truth_of(stdout):

@@ -6,41 +6,24 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
-#include "clock/tick_stamp.hpp"
-#include "clock/time_source.hpp"
+#include "collective_timer_helpers.hpp"
 #include "harmonize/collectives/collective_timer.hpp"
 #include "harmonize/collectives/request_index.hpp"
 
 using harmonize::Collective;
-using harmonize::kAllCollectives;
 using harmonize::collectives::CollectiveTimer;
-using harmonize::collectives::CommId;
 using harmonize::collectives::Ending;
 using harmonize::collectives::PendingCalls;
 using harmonize::collectives::RequestId;
 using harmonize::collectives::RequestIndex;
 using harmonize::collectives::TimedCall;
-namespace clk = harmonize::clock;
+using harmonize::collectives::testing::kWorld;
+using harmonize::collectives::testing::ManualSource;
+using harmonize::collectives::testing::timer_on;
 
 namespace {
-
-class ManualSource final : public clk::TimeSource {
- public:
-  double now() const noexcept override { return t; }
-  const char* name() const noexcept override { return "manual"; }
-  double t = 0;
-};
-
-constexpr CommId kNull{0};
-constexpr CommId kWorld{1};
-
-std::unique_ptr<CollectiveTimer> timer_on(const ManualSource& source) {
-  return std::make_unique<CollectiveTimer>(clk::TickStamp(source, clk::TickStamp::Ticks::never),
-                                           kAllCollectives, false, kNull);
-}
 
 TimedCall started_at(double entry, Collective operation = Collective::iallreduce) {
   return {.entry = entry, .bytes = 8, .comm = kWorld, .operation = operation};

@@ -5,12 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <thread>
 #include <vector>
 
-#include "clock/tick_stamp.hpp"
-#include "clock/time_source.hpp"
+#include "collective_timer_helpers.hpp"
 #include "harmonize/collectives/collective_timer.hpp"
 
 using harmonize::bit_of;
@@ -20,29 +18,14 @@ using harmonize::collectives::CollectiveTimer;
 using harmonize::collectives::CommId;
 using harmonize::collectives::PendingCalls;
 using harmonize::collectives::TimedCall;
-namespace clk = harmonize::clock;
+using harmonize::collectives::testing::kNull;
+using harmonize::collectives::testing::kWorld;
+using harmonize::collectives::testing::ManualSource;
+using harmonize::collectives::testing::timer_on;
 
 namespace {
 
-// A clock the test moves by hand.
-class ManualSource final : public clk::TimeSource {
- public:
-  double now() const noexcept override { return t; }
-  const char* name() const noexcept override { return "manual"; }
-  double t = 0;
-};
-
-constexpr CommId kNull{0};  // stands for MPI_COMM_NULL
-constexpr CommId kWorld{1};
 constexpr CommId kSub{2};
-
-// The buffer is 4096 records: on the heap, not on the test's stack.
-std::unique_ptr<CollectiveTimer> timer_on(const ManualSource& source,
-                                          harmonize::CollectiveSet timed = kAllCollectives,
-                                          bool concurrent = false) {
-  return std::make_unique<CollectiveTimer>(clk::TickStamp(source, clk::TickStamp::Ticks::never),
-                                           timed, concurrent, kNull);
-}
 
 TimedCall call_on(CommId comm, double entry, double exit,
                   Collective operation = Collective::allreduce, std::uint64_t bytes = 8,
