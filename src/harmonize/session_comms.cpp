@@ -106,7 +106,10 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
       *world_clock_, comm == MPI_COMM_WORLD, policy_.resync_interval,
       [this, comm, key](clock::GlobalClock base) { return group_sync(comm, key, base); });
   protocol::ProtocolSettings settings = protocol_settings(record.stats.name);
-  if (arrival_) settings.arrival = arrival_->delays(facts.rank, facts.size);
+  if (arrival_) {
+    settings.arrival = arrival_->delays(facts.rank, facts.size);
+    if (settings.arrival) settings.arrival_delta = arrival_->imposed_delay(facts.size);
+  }
   if (trace_) state->trace = settings.trace = &trace_->comm(record.stats.name);
   state->protocol = std::make_unique<protocol::BarrierProtocol>(
       *state->members, *state->clock, std::move(settings), std::move(record));

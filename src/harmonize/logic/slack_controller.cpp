@@ -33,9 +33,9 @@ double NeedHistogram::upper_edge(int bin) {
   return upper_edges()[static_cast<std::size_t>(bin)];
 }
 
-void NeedHistogram::add(double need) {
-  counts_[static_cast<std::size_t>(bin_of(need))] += 1;
-  total_ += 1;
+void NeedHistogram::add(double need, double weight) {
+  counts_[static_cast<std::size_t>(bin_of(need))] += weight;
+  total_ += weight;
 }
 
 void NeedHistogram::scale(double factor) {
@@ -56,11 +56,33 @@ double cost_of_valid_call(double base_cost, double slack, double flagged_rate) {
 
 }  // namespace
 
-SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double miss_target,
+int NeedHistogram::highest_bin() const {
+  for (int bin = kBins; bin-- > 0;)
+    if (counts_[static_cast<std::size_t>(bin)] > 0) return bin;
+  return -1;
+}
+
+NeedHistogram with_unseen_need(const NeedHistogram& needs) {
+  NeedHistogram widened = needs;
+  const int highest = needs.highest_bin();
+  if (highest < 0) return widened;
+  const int last = std::min(NeedHistogram::kBins - 1, highest + kUnseenNeedBins);
+  const double weight = 1.0 / (last - highest);
+  for (int bin = highest + 1; bin <= last; ++bin)
+    widened.add(NeedHistogram::upper_edge(bin) / std::sqrt(NeedHistogram::kRatio), weight);
+  return widened;
+}
+
+SlackChoice choose_slack(const NeedHistogram& seen, double base_cost, double miss_target,
                          double min, double max, double fallback, double lates_per_spin_second,
                          double fixed_spin) {
+  if (!(seen.total() > 0)) return {std::clamp(fallback, min, max), 0};
+  // Too few needs to resolve the budget: one hiccup among a few hundred
+  // calls would look like a miss rate to be paid for by every call, and the
+  // largest need seen is no limit.
+  const bool resolved = seen.total() >= kBudgetResolution / miss_target;
+  const NeedHistogram needs = resolved ? seen : with_unseen_need(seen);
   const double total = needs.total();
-  if (!(total > 0)) return {std::clamp(fallback, min, max), 0};
   constexpr std::size_t kBins = NeedHistogram::kBins;
   static const double kInverseSqrtRatio = 1 / std::sqrt(NeedHistogram::kRatio);
   // above[b]: the weight of the needs in bins b and higher; below[b] and
@@ -111,9 +133,7 @@ SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double mi
                                return a.flagged_rate < b.flagged_rate ||
                                       (a.flagged_rate == b.flagged_rate && a.slack > b.slack);
                              });
-  // Too few needs to resolve the budget: one hiccup among a few hundred
-  // calls would look like a miss rate to be paid for by every call.
-  if (total < kBudgetResolution / miss_target) return cheapest;
+  if (!resolved) return cheapest;
 
   // Affordable: no smaller than the cheapest slack (an expensive iteration
   // buys fewer misses than the budget allows) and costing at most twice as
@@ -186,8 +206,13 @@ void SlackController::on_call(const Outcome& outcome, double last_entry) {
   if (chooses_after(calls_) || (missed && calls_ < kFirstChoice)) choose();
 }
 
+void SlackController::expect_base_cost(double seconds) {
+  expected_base_cost_ = std::max(0.0, seconds);
+  choose();
+}
+
 void SlackController::choose() {
-  double base_cost = 0;
+  double base_cost = expected_base_cost_;
   if (periods_seen_ > 0) {
     const int n = std::min(periods_seen_, kPeriods);
     std::array<double, kPeriods> sorted = periods_;

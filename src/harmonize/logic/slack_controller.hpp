@@ -45,9 +45,10 @@ class NeedHistogram {
   static constexpr double kRatio = 1.05;
   static constexpr int kBins = 430;
 
-  void add(double need);
+  void add(double need, double weight = 1);
   void scale(double factor);  // forgetting: older needs weigh less
   double total() const { return total_; }
+  int highest_bin() const;  // -1: empty
   double count(int bin) const { return counts_[static_cast<std::size_t>(bin)]; }
   static int bin_of(double need);
   static double upper_edge(int bin);
@@ -63,6 +64,21 @@ struct SlackChoice {
   // the slack) or late (a process descheduled while it spun).
   double flagged_rate = 0;
 };
+// A few hundred needs are a small sample: the next call may need more than
+// any of them, and after n needs the chance is about 1/(n+1) (Laplace's rule
+// of succession). Until the needs resolve the budget, the choice counts one
+// need beyond them, spread evenly over the log scale from the largest to a
+// thousand times it (kUnseenNeedBins bins). Against that spread a slack s
+// above the needs saves about (base / (n + 1)) / (s ln 1000) per second of
+// slack, so the slack covers up to s = base / ((n + 1) ln 1000): where an
+// iteration is long against the needs it reaches far beyond them (10 ms
+// iterations after 32 warm-up needs of 1 us: ~44 us; the needs of a 10 ms
+// arrival pattern, whose waiting process learns the deadline 30-40 us late,
+// missed every call until measured), and where the slack would be a large
+// part of the iteration it changes nothing.
+constexpr int kUnseenNeedBins = 142;  // 1.05^142 ~ 1000
+NeedHistogram with_unseen_need(const NeedHistogram& needs);
+
 // The slack within [min, max] chosen as above. `base_cost`: seconds of an
 // iteration besides the slack. `lates_per_spin_second`: how often a spinning
 // process has been descheduled, per second of spin (the spin of a call is
@@ -122,6 +138,11 @@ class SlackController {
   void on_call(const Outcome& outcome, double last_entry);
   // Needs measured before the first call (the warm-up rounds).
   void seed(double need) { needs_.add(need); }
+  // What an iteration costs besides the slack before one is measured: an
+  // imposed arrival pattern's delta (HARMONIZE_ARRIVAL), known to every
+  // member. Chooses at once: under a 30 ms pattern the first calls missed
+  // with the lockstep warm-up's slack, weighed against an iteration of 0.
+  void expect_base_cost(double seconds);
 
  private:
   void choose();
@@ -137,6 +158,7 @@ class SlackController {
   double outcomes_ = 0;       // calls with a need, decayed likewise
   double bound_growth_ = 0;   // the last call's
   double base_cost_ = 0;      // at the last choice
+  double expected_base_cost_ = 0;
   std::array<double, kPeriods> periods_{};
   int periods_seen_ = 0;
   double previous_entry_ = 0;

@@ -45,6 +45,8 @@ struct ProtocolSettings {
   // HARMONIZE_ARRIVAL: this member leaves each harmonized call that long
   // after the deadline (nullopt: at the deadline).
   std::optional<arrival::ArrivalDelays> arrival;
+  // Its delta on this communicator: an iteration lasts at least that long.
+  double arrival_delta = 0;
   // Told once when the protocol gives up on the communicator.
   std::function<void(const std::string& reason)> on_give_up;
   // HARMONIZE_TRACE: the communicator's timeline, which outlives the
