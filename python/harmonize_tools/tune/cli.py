@@ -392,8 +392,7 @@ class Tuning:
             if decided is None:
                 continue
             rows += decided
-            choices.update(decide_module.choices_of(decided, collective,
-                                                    self.default if self.mpi == "mpich" else None))
+            choices.update(decide_module.choices_of(decided, collective))
         return rows, choices, any_failed
 
     def usual(self, collectives):
@@ -576,7 +575,8 @@ def write_rules(path, mpi, choices, header, builtin=None):
     if mpi == "openmpi":
         path.write_text(rules.ompi_rules_text(choices, header))
     else:
-        path.write_text(json.dumps(rules.merge_mpich_tuning(builtin, rules.mpich_tuning(choices)), indent=2) + "\n")
+        tuned = rules.mpich_tuning(choices, builtin)
+        path.write_text(json.dumps(rules.merge_mpich_tuning(builtin, tuned), indent=2) + "\n")
 
 
 def mpich_builtin(args):

@@ -22,8 +22,7 @@ def runs_of(point):
 
 def decide(points_by_side, operation, default, algorithms):
     """One row per (communicator size, bytes) of MPI_COMM_WORLD's `operation`
-    calls: each algorithm's comparison with `default`, the choice, and the
-    algorithm closest to the default (for libraries whose file must name one)."""
+    calls: each algorithm's comparison with `default`, and the choice."""
     base = points_by_side.get(default) or {}
     rows = []
     for ident in sorted(base, key=lambda i: (i[2], -1 if i[3] is None else i[3])):
@@ -43,9 +42,6 @@ def decide(points_by_side, operation, default, algorithms):
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
         # The default stays either way; a tie when some algorithm could not be told from it.
         row["tie"] = not faster and any(not (c and c["decided"]) for c in row["versus"].values())
-        measured = {a: c for a, c in row["versus"].items() if c}
-        row["closest_to_default"] = min(measured, key=lambda a: abs(measured[a]["delta"] - 1.0)) \
-            if measured else None
         rows.append(row)
     return rows
 
@@ -69,16 +65,13 @@ def open_label(row):
     return f"P={row['processes']} {row['bytes']} B"
 
 
-def choices_of(rows, collective, default_name=None):
-    """{collective: {processes: [(bytes, algorithm)]}} for rules.py. With
-    `default_name` (MPICH, whose file must name an algorithm) a tie names the
-    algorithm that measured closest to the default."""
+def choices_of(rows, collective):
+    """{collective: {processes: [(bytes, algorithm)]}} for rules.py; where the
+    default stays, the library's own default (Open MPI 0, MPICH auto: its own
+    selection subtree, rules.guarded_choice)."""
     by_size = {}
     for row in rows:
-        algorithm = row["choice"]
-        if algorithm == row["default"] and default_name:
-            algorithm = row["closest_to_default"] or default_name
-        by_size.setdefault(row["processes"], []).append((row["bytes"], algorithm))
+        by_size.setdefault(row["processes"], []).append((row["bytes"], row["choice"]))
     return {collective: by_size} if by_size else {}
 
 

@@ -22,9 +22,21 @@ stops the program ("Assertion failed in file src/mpi/coll/mpir_coll.c ...:
 cnt", MPICH 4.0.2, as soon as MPI_Init's own collectives run), so the file
 is the library's built-in tree (mpich_builtin_tuning) with the tuned
 collectives' intra-communicator subtrees replaced (merge_mpich_tuning).
+
+MPICH calls the algorithm a file names without the checks that guard it
+when a CVAR forces it: reduce_scatter_allgather on a user-defined operation
+stops the program ("Assertion failed ... HANDLE_IS_BUILTIN(op)", 4.0.2), and
+an unknown name ("algorithm=MPIR_Allreduce_intra_auto") stops MPI_Init. So,
+with the built-in tree at hand, a choice keeps the conditions under which
+the library's own tree uses that algorithm (commutative, built-in operation,
+count not below the power of two, power-of-two communicator, hierarchy, ...)
+and hands every other call back to the library's own subtree; a range where
+the default ("auto") was kept is the library's own subtree (guarded_choice).
 """
 import json
 import re
+
+from .algorithms import MPICH_DEFAULT
 
 # ompi/mca/coll/base/coll_base_functions.h, enum COLLTYPE.
 OMPI_COLLECTIVE_IDS = {"allgather": 0, "allgatherv": 1, "allreduce": 2, "alltoall": 3, "alltoallv": 4,
@@ -90,10 +102,52 @@ def mpich_function(collective, choice):
     return f"MPIR_{name}_allcomm_nb" if choice == "nb" else f"MPIR_{name}_intra_{choice}"
 
 
-def mpich_tuning(choices):
+# A size in the library's tree: its preference, which a choice replaces.
+SIZE_CONDITION = re.compile(r"^(avg_msg_size|total_msg_size|comm_size)(<=|<|>=|>)\d+$"
+                            r"|^(avg_msg_size|total_msg_size)=any$")
+
+
+def is_leaf(node):
+    return len(node) == 1 and next(iter(node)).startswith("algorithm=")
+
+
+def guarded_choice(collective, choice, library_subtree):
+    """The subtree naming `choice` for the calls the library's own subtree
+    would give it to (its non-size conditions, each level's other branches
+    handed back to the library's subtree), or that subtree itself for the
+    default. An algorithm the library's tree never names is taken as it is."""
+    target = f"algorithm={mpich_function(collective, choice)}"
+    if choice == MPICH_DEFAULT or library_subtree is None:
+        return library_subtree if choice == MPICH_DEFAULT else {target: {}}
+
+    def keep(node):
+        if is_leaf(node):
+            return node if target in node else None
+        branches = {key: keep(child) for key, child in node.items()}
+        conditions = [key for key in node if not SIZE_CONDITION.match(key)]
+        if any(not key.endswith("=any") for key in conditions) and \
+                any(branches[key] is not None for key in conditions):
+            # A size beside a condition (comm_size<8 before comm_size=pow2)
+            # is the library's preference, which the choice replaces.
+            return {key: library_subtree if branches[key] is None else branches[key] for key in conditions}
+        found = [branch for branch in branches.values() if branch is not None]
+        # Sizes only: the branch with the fewest conditions (recursive
+        # doubling is a bare leaf up to 8 bytes, behind is_commutative=no at 0).
+        return min(found, key=lambda branch: len(json.dumps(branch))) if found else None
+
+    return keep(library_subtree) or {target: {}}
+
+
+def mpich_tuning(choices, builtin=None):
+    """The tuned "collective=C" entries; with the library's `builtin` tree,
+    each choice guarded as guarded_choice says (without it, the bare names:
+    the default cannot be written then)."""
     tree = {}
     for collective in sorted(choices):
         sizes = choices[collective]
+        library_subtree = library_intra_subtree(builtin, collective)
+        if library_subtree is None and any(a == MPICH_DEFAULT for r in sizes.values() for _, a in r):
+            raise ValueError(f"{collective}: the default can only be written with the library's own tree")
         by_size = {}
         ordered = sorted(sizes)
         for index, communicator in enumerate(ordered):
@@ -103,19 +157,59 @@ def mpich_tuning(choices):
                 # The rule at rules[i] holds up to the next threshold (exclusive).
                 key = ("avg_msg_size=any" if position == len(rules) - 1
                        else f"avg_msg_size<={rules[position + 1][0] - 1}")
-                ranges[key] = {f"algorithm={mpich_function(collective, algorithm)}": {}}
+                ranges[key] = guarded_choice(collective, algorithm, library_subtree)
             by_size["comm_size=any" if index == len(ordered) - 1 else f"comm_size<={communicator}"] = ranges
         tree[f"collective={collective}"] = {"comm_type=intra": by_size}
     return tree
 
 
-def mpich_tuning_text(choices):
-    return json.dumps(mpich_tuning(choices), indent=2) + "\n"
+def library_intra_subtree(builtin, collective):
+    entry = (builtin or {}).get(f"collective={collective}")
+    if not isinstance(entry, dict):
+        return None
+    return entry.get("comm_type=intra", entry if not any(k.startswith("comm_type=") for k in entry) else None)
 
 
-def parse_mpich_tuning(text, only=None):
+def mpich_tuning_text(choices, builtin=None):
+    return json.dumps(mpich_tuning(choices, builtin), indent=2) + "\n"
+
+
+# What a benchmark's call is (OSU, IMB: MPI_SUM on a built-in type, separate
+# buffers, a flat communicator of `comm_size`), for reading a guarded choice.
+BENCHMARK_CALL = {"is_op_built_in": "yes", "is_commutative": "yes", "is_sendbuf_inplace": "no",
+                  "is_block_regular": "yes", "is_node_consecutive": "yes", "comm_hierarchy": "flat"}
+
+
+def holds(condition, comm_size):
+    key, _, value = condition.partition("=")
+    if value == "any":
+        return True
+    if condition == "count<pow2":
+        return False
+    if condition == "comm_size=pow2":
+        return comm_size & (comm_size - 1) == 0
+    if key in BENCHMARK_CALL:
+        return BENCHMARK_CALL[key] == value
+    return False
+
+
+def selected(node, comm_size):
+    """The function a benchmark's call on `comm_size` processes gets from a
+    range's subtree; MPICH_DEFAULT where it reaches the library's own sizes."""
+    while not is_leaf(node):
+        if all(SIZE_CONDITION.match(key) for key in node):
+            return MPICH_DEFAULT
+        node = next((child for key, child in node.items() if holds(key, comm_size)), None)
+        if node is None:
+            return MPICH_DEFAULT
+    return next(iter(node)).split("=", 1)[1]
+
+
+def parse_mpich_tuning(text, only=None, comm_size=4):
     """{collective: [(comm bound, [(bytes bound, function)])]} from the JSON
-    (of the collectives in `only`, default all), bounds None for 'any'."""
+    (of the collectives in `only`, default all), bounds None for 'any', the
+    function the one a benchmark's call on `comm_size` processes gets
+    (MPICH_DEFAULT where the library's own tree decides)."""
     parsed = {}
     for collective_key, by_type in json.loads(text).items():
         collective = collective_key.split("=", 1)[1]
@@ -127,7 +221,7 @@ def parse_mpich_tuning(text, only=None):
             rules = []
             for range_key, leaf in ranges.items():
                 limit = None if range_key.endswith("=any") else int(range_key.split("<=")[1])
-                rules.append((limit, next(iter(leaf)).split("=", 1)[1]))
+                rules.append((limit, selected(leaf, comm_size)))
             entries.append((bound, rules))
         parsed[collective] = entries
     return parsed

@@ -1,0 +1,57 @@
+/* Which allreduce algorithm the MPI library ran, told by the calls it makes
+ * to a user-defined (commutative) operation: recursive doubling on 2
+ * processes calls it once per process on the whole vector, a ring or
+ * reduce-scatter on halves, a reduce-and-broadcast (linear, smp) only at the
+ * root. One allreduce of COUNT ints (argv[1], default 8); each rank prints
+ * one JSON line {"rank", "op_calls", "lengths"} and exits 1 on a wrong sum. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kKept = 64 };
+static int op_calls = 0;
+static int lengths[kKept];
+
+static void add_and_record(void* in, void* inout, int* length, MPI_Datatype* type) {
+  (void)type;
+  if (op_calls < kKept) lengths[op_calls] = *length;
+  op_calls++;
+  for (int i = 0; i < *length; ++i) ((int*)inout)[i] += ((const int*)in)[i];
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int count = argc > 1 ? atoi(argv[1]) : 8;
+  int* mine = malloc(sizeof(int) * (size_t)count);
+  int* sum = malloc(sizeof(int) * (size_t)count);
+  if (count < 1 || !mine || !sum) MPI_Abort(MPI_COMM_WORLD, 2);
+  for (int i = 0; i < count; ++i) mine[i] = rank + 1;
+  MPI_Op op;
+  MPI_Op_create(add_and_record, 1, &op);
+  MPI_Allreduce(mine, sum, count, MPI_INT, op, MPI_COMM_WORLD);
+  int wrong = 0;
+  for (int i = 0; i < count; ++i) wrong |= sum[i] != size * (size + 1) / 2;
+  /* Rank 0 prints every rank's line: the launchers interleave the ranks'
+   * output within a line. */
+  int mine_record[kKept + 1];
+  mine_record[0] = op_calls;
+  for (int i = 0; i < kKept; ++i) mine_record[i + 1] = i < op_calls ? lengths[i] : 0;
+  int* all = rank == 0 ? malloc(sizeof(int) * (size_t)(size * (kKept + 1))) : NULL;
+  if (rank == 0 && !all) MPI_Abort(MPI_COMM_WORLD, 2);
+  MPI_Gather(mine_record, kKept + 1, MPI_INT, all, kKept + 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 0; rank == 0 && r < size; ++r) {
+    const int* record = all + r * (kKept + 1);
+    printf("{\"rank\": %d, \"op_calls\": %d, \"lengths\": [", r, record[0]);
+    for (int i = 0; i < record[0] && i < kKept; ++i) printf("%s%d", i ? ", " : "", record[i + 1]);
+    printf("]}\n");
+  }
+  free(all);
+  MPI_Op_free(&op);
+  free(mine);
+  free(sum);
+  MPI_Finalize();
+  return wrong;
+}
