@@ -20,11 +20,16 @@ enum class Across {
   events,  // each rank's own events (ground truth, collectives): summed, whatever the merge
 };
 
+// Who counts it: the collective timer's counters join a record at
+// add_collectives.
+enum class Counted { by_protocol, by_collective_timer };
+
 struct Counter {
   std::string_view json;  // "": written elsewhere (test-clock truth, the collectives object)
   std::uint64_t CommStats::*stats;
   std::uint64_t CommSummary::*summary;
   Across across;
+  Counted counted = Counted::by_protocol;
 };
 
 inline constexpr std::array kCounters{
@@ -43,16 +48,18 @@ inline constexpr std::array kCounters{
     Counter{"", &CommStats::truth_likely_violations, &CommSummary::truth_likely_violations,
             Across::events},
     Counter{"", &CommStats::collective_calls_unmatched, &CommSummary::collective_calls_unmatched,
-            Across::events},
+            Across::events, Counted::by_collective_timer},
     Counter{"", &CommStats::collective_log_spills, &CommSummary::collective_log_spills,
-            Across::events},
-    Counter{"", &CommStats::nonblocking_freed, &CommSummary::nonblocking_freed, Across::events},
+            Across::events, Counted::by_collective_timer},
+    Counter{"", &CommStats::nonblocking_freed, &CommSummary::nonblocking_freed, Across::events,
+            Counted::by_collective_timer},
     Counter{"", &CommStats::nonblocking_cancelled, &CommSummary::nonblocking_cancelled,
-            Across::events},
+            Across::events, Counted::by_collective_timer},
     Counter{"", &CommStats::nonblocking_open_at_matching,
-            &CommSummary::nonblocking_open_at_matching, Across::events},
+            &CommSummary::nonblocking_open_at_matching, Across::events,
+            Counted::by_collective_timer},
     Counter{"", &CommStats::nonblocking_untracked, &CommSummary::nonblocking_untracked,
-            Across::events},
+            Across::events, Counted::by_collective_timer},
 };
 
 // A rank's own events that the summary keeps rank by rank (index = rank in

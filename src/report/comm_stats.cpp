@@ -80,10 +80,9 @@ void accumulate(CommStats& total, const CommStats& more) {
 
 void add_collectives(CommStats& record, const CommStats& timed) {
   record.collectives.merge(timed.collectives);
-  for (auto counter : {&CommStats::collective_calls_unmatched, &CommStats::collective_log_spills,
-                       &CommStats::nonblocking_freed, &CommStats::nonblocking_cancelled,
-                       &CommStats::nonblocking_open_at_matching, &CommStats::nonblocking_untracked})
-    record.*counter += timed.*counter;
+  for (const auto& field : fields::kCounters)
+    if (field.counted == fields::Counted::by_collective_timer)
+      record.*field.stats += timed.*field.stats;
 }
 
 void add_ranks(CommStats& total, const CommStats& more, Merge merge) {

@@ -28,11 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double truth(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "truth.h"
 
 static void wait_asleep(MPI_Comm comm) {
   MPI_Request request;

@@ -12,16 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double truth(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int by_value(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
+#include "truth.h"
 
 /* stamps: [process][call][entry, exit] gathered on rank 0. */
 static void medians(const double* stamps, int size, int n, int op, int ops, double* arrival,
@@ -31,7 +22,8 @@ static void medians(const double* stamps, int size, int n, int op, int ops, doub
   for (int i = 0; i < n; ++i) {
     double min_entry = 1e300, max_entry = -1e300, max_exit = -1e300;
     for (int p = 0; p < size; ++p) {
-      const double* s = stamps + (((size_t)p * (size_t)n + (size_t)i) * (size_t)ops + (size_t)op) * 2;
+      const double* s =
+          stamps + (((size_t)p * (size_t)n + (size_t)i) * (size_t)ops + (size_t)op) * 2;
       if (s[0] < min_entry) min_entry = s[0];
       if (s[0] > max_entry) max_entry = s[0];
       if (s[1] > max_exit) max_exit = s[1];
@@ -39,10 +31,8 @@ static void medians(const double* stamps, int size, int n, int op, int ops, doub
     a[i] = max_entry - min_entry;
     g[i] = max_exit - min_entry;
   }
-  qsort(a, (size_t)n, sizeof(double), by_value);
-  qsort(g, (size_t)n, sizeof(double), by_value);
-  *arrival = a[n / 2];
-  *t_global = g[n / 2];
+  *arrival = median(a, n);
+  *t_global = median(g, n);
   free(a);
   free(g);
 }

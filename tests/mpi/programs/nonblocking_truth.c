@@ -15,27 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double truth(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void spin(double seconds) {
-  const double until = truth() + seconds;
-  while (truth() < until) {
-  }
-}
-
-static int by_value(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double* values, int n) {
-  qsort(values, (size_t)n, sizeof(double), by_value);
-  return values[n / 2];
-}
+#include "truth.h"
 
 enum { ops = 2, stamps = 4 }; /* start entry, start return, completion entry, completion exit */
 

@@ -17,13 +17,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-typedef int (*GetTime)(double*, double*);
+#include "truth.h"
 
-static double truth(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+typedef int (*GetTime)(double*, double*);
 
 static int status_of(GetTime gettime) {
   double t = 0, bound = 0;
