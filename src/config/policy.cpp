@@ -65,6 +65,13 @@ void check_combinations(PolicyResult& result) {
                             "nothing to draw (the mode is " +
                             result.effective["HARMONIZE_MODE"] + ")");
   }
+#ifndef HARMONIZE_HAVE_OTF2
+  if (p.trace_format != TraceFormat::json) {
+    result.errors.push_back(shown("HARMONIZE_TRACE_FORMAT") +
+                            ": this build of harmonize has no OTF2 (built without Debian's "
+                            "libopen-trace-format2-dev); expected json");
+  }
+#endif
   if (p.wtime == WtimeScope::global && p.mode == Mode::off) {
     result.errors.push_back(shown("HARMONIZE_WTIME") +
                             " needs HARMONIZE_MODE observe or harmonize: mode off builds no "
@@ -219,6 +226,9 @@ const char* to_string(TestClockScope scope) {
 }
 const char* to_string(WtimeScope scope) {
   return choices::name_of(scope).data();
+}
+const char* to_string(TraceFormat format) {
+  return choices::name_of(format).data();
 }
 
 }  // namespace harmonize::config

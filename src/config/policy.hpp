@@ -39,6 +39,11 @@ enum class WtimeScope { local, global };
 inline constexpr std::array<std::string_view, 2> kWtimeScopeNames{"local", "global"};
 static_assert(static_cast<std::size_t>(WtimeScope::global) + 1 == kWtimeScopeNames.size());
 
+// What HARMONIZE_TRACE writes: Chrome/Perfetto JSON, an OTF2 archive, or both.
+enum class TraceFormat { json, otf2, both };
+inline constexpr std::array<std::string_view, 3> kTraceFormatNames{"json", "otf2", "both"};
+static_assert(static_cast<std::size_t>(TraceFormat::both) + 1 == kTraceFormatNames.size());
+
 constexpr std::span<const std::string_view> names(Mode) {
   return kModeNames;
 }
@@ -50,6 +55,9 @@ constexpr std::span<const std::string_view> names(TestClockScope) {
 }
 constexpr std::span<const std::string_view> names(WtimeScope) {
   return kWtimeScopeNames;
+}
+constexpr std::span<const std::string_view> names(TraceFormat) {
+  return kTraceFormatNames;
 }
 
 // The choices the sync and clock layers take (one enum per concept).
@@ -92,6 +100,7 @@ struct Policy {
   WtimeScope wtime{};           // modes observe and harmonize: MPI_Wtime on the global clock
   std::string trace;            // timeline file template; "none": no timeline
   TraceWindow trace_window;     // which calls of each communicator it keeps
+  TraceFormat trace_format{};   // and in which format(s)
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }
@@ -132,6 +141,7 @@ const char* to_string(Mode mode);
 const char* to_string(CommScope scope);
 const char* to_string(TestClockScope scope);
 const char* to_string(WtimeScope scope);
+const char* to_string(TraceFormat format);
 using choices::to_string;
 
 }  // namespace harmonize::config

@@ -70,6 +70,18 @@ std::string report_target_problem(const std::string& path, const std::string& pr
   return "it is not a regular file, a character device or a pipe";
 }
 
+std::string archive_target_problem(const std::string& path, const std::string& probe_name) {
+  std::string name = path;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  if (name.empty()) return "it names no directory";
+  if (names_open_descriptor(name)) return "an OTF2 archive is a directory; expected a name for one";
+  struct stat status {};
+  if (::stat(name.c_str(), &status) == 0 && !S_ISDIR(status.st_mode) && !S_ISREG(status.st_mode))
+    return "an OTF2 archive is a directory; expected a name for one";
+  // Taken already: the archive goes beside it under a fresh name.
+  return probe_directory(report_directory_of(name), probe_name);
+}
+
 void check_report_target(PolicyResult& result) {
   const Policy& policy = result.policy;
   if (policy.mode == Mode::off) return;
@@ -83,7 +95,10 @@ void check_report_target(PolicyResult& result) {
         {"HARMONIZE_TRACE", policy.trace}}) {
     if (value == "none") continue;
     const std::string path = expand_report_path(value, report_job_id(::getpid()), host);
-    if (std::string problem = report_target_problem(path, probe); !problem.empty())
+    const bool archive = &value == &policy.trace && policy.trace_format == TraceFormat::otf2;
+    const std::string problem =
+        archive ? archive_target_problem(path, probe) : report_target_problem(path, probe);
+    if (!problem.empty())
       result.errors.push_back(std::string(name) + "='" + display_value(value) +
                               "' is not valid: " + problem);
   }

@@ -14,6 +14,11 @@ namespace harmonize::config {
 // reader or /dev/stdout is written as it is. Never throws.
 std::string report_target_problem(const std::string& path, const std::string& probe_name);
 
+// The same for an OTF2 archive (HARMONIZE_TRACE_FORMAT=otf2), a directory
+// made at MPI_Finalize: its parent must accept one (a name taken already
+// gets a numbered one beside it); a device or a pipe cannot be one.
+std::string archive_target_problem(const std::string& path, const std::string& probe_name);
+
 // The check of `result` as MPI_Init runs it: when a report will be written
 // (mode observe or harmonize, report not "none"), expands the template as
 // rank 0 will (this host, the batch job id or this pid) and adds an error

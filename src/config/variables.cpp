@@ -169,6 +169,12 @@ constexpr std::array kVariables{
         "trace-event JSON written by rank 0 at MPI_Finalize: every barrier and timed collective "
         "call per rank, misses, lates and syncs; checked at MPI_Init like HARMONIZE_REPORT; see "
         "docs/timeline.md"),
+    choice<&Policy::trace_format>(
+        "HARMONIZE_TRACE_FORMAT", TraceFormat::json,
+        "json: HARMONIZE_TRACE is Chrome/Perfetto trace-event JSON; otf2: an OTF2 archive, the "
+        "directory HARMONIZE_TRACE names (anchor traces.otf2), one location per rank on the "
+        "global clock; both: the JSON, and the archive beside it (its name less .json, plus "
+        "-otf2); otf2 needs a build with libopen-trace-format2-dev"),
     value<Kind::window, &Policy::trace_window>(
         "HARMONIZE_TRACE_WINDOW", "1000", 0, 0,
         "which calls of each communicator the timeline keeps (the others are counted)"),

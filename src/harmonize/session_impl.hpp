@@ -19,6 +19,7 @@
 #include "harmonize/shared_clock_notice.hpp"
 #include "harmonize/thread_census.hpp"
 #include "harmonize/trace/events.hpp"
+#include "harmonize/trace/spans.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"
@@ -63,6 +64,9 @@ class SessionImpl final : public Session {
   // the file (session_trace.cpp) and keeps what the report says of it.
   // Collective over the private world.
   void write_trace();
+  void write_json_trace(const std::string& path, const std::string& text);
+  void write_otf2_trace(const std::string& path, bool beside_json,
+                        const std::vector<trace::LocationPart>& parts, std::uint64_t not_nested);
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;

@@ -103,6 +103,7 @@ struct TraceInfo {
   std::string file;  // empty when it could not be written
   std::string window;
   std::uint64_t dropped_events = 0;
+  std::string otf2;  // HARMONIZE_TRACE_FORMAT otf2 or both: the archive's anchor file
 };
 
 struct JobReport {

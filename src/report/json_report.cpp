@@ -238,6 +238,7 @@ json to_json(const JobReport& r) {
     out["trace"] = {{"file", r.trace->file.empty() ? json(nullptr) : json(r.trace->file)},
                     {"window", r.trace->window},
                     {"dropped_events", r.trace->dropped_events}};
+  if (r.trace && !r.trace->otf2.empty()) out["trace"]["otf2"] = r.trace->otf2;
   return out;
 }
 

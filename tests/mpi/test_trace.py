@@ -12,6 +12,9 @@ between the program's stamp and the library's, as the other ground-truth
 tests allow).
 """
 import json
+import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -117,12 +120,68 @@ def test_a_timeline_is_never_overwritten(tmp_path):
     assert "exists, not overwritten; timeline written to" in second.stderr
 
 
+def otf2_spans(anchor):
+    """{location: [(region, enter ns, leave ns)]} from otf2-print, in order of entry."""
+    printed = subprocess.run(["otf2-print", str(anchor)], capture_output=True, text=True, check=True).stdout
+    open_spans, spans = {}, {}
+    for kind, location, time, region in re.findall(
+            r'^(ENTER|LEAVE)\s+(\d+)\s+(\d+)\s+Region: "([^"]+)"', printed, re.MULTILINE):
+        stack = open_spans.setdefault(int(location), [])
+        if kind == "ENTER":
+            stack.append((region, int(time), len(spans.setdefault(int(location), []))))
+            spans[int(location)].append(None)
+        else:
+            name, entered, slot = stack.pop()
+            assert name == region, (location, time, name, region)
+            spans[int(location)][slot] = (region, entered, int(time))
+    assert all(not stack for stack in open_spans.values())
+    return spans
+
+
+@pytest.mark.skipif(not shutil.which("otf2-print"), reason="needs Debian's otf2-tools")
+def test_the_otf2_archive_holds_the_calls_of_the_json(tmp_path):
+    """HARMONIZE_TRACE_FORMAT=both: the OTF2 archive (one location per rank,
+    nanoseconds of the global clock) holds every call and sync of the JSON
+    of the same run, at the same instants (the JSON's microseconds carry
+    nanosecond digits), and the report names both."""
+    report = tmp_path / "report.json"
+    result = traced(tmp_path, 40, extra={"HARMONIZE_TRACE_FORMAT": "both", "HARMONIZE_REPORT": report})
+    anchor = tmp_path / "trace-otf2" / "traces.otf2"
+    assert f"OTF2 timeline {anchor}" in result.stderr
+    trace = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    origin_ns = round(next(e for e in trace if e["name"] == "harmonize_origin")["args"]["global_seconds"] * 1e9)
+    expected = {}
+    for e in sorted((e for e in trace if e["ph"] == "X"), key=lambda e: (e["ts"], -e["dur"])):
+        start = origin_ns + round(e["ts"] * 1000)
+        expected.setdefault(e["tid"], []).append((e["name"], start, start + round(e["dur"] * 1000)))
+    found = otf2_spans(anchor)
+    assert sorted(found) == [0, 1]
+    for rank in (0, 1):
+        names = [name for name, _, _ in found[rank]]
+        assert names == [name for name, _, _ in expected[rank]]
+        assert names.count("MPI_Barrier") == 40 and names.count("MPI_Allreduce") == 40
+        for (_, enter, leave), (_, start, end) in zip(found[rank], expected[rank]):
+            assert abs(enter - start) <= 3 and abs(leave - end) <= 3, (rank, enter, start, leave, end)
+    written = json.loads(report.read_text())["trace"]
+    assert written["file"] == str(tmp_path / "trace.json") and written["otf2"] == str(anchor)
+
+    # Format otf2 alone: the archive is the directory named, never overwritten.
+    alone = traced(tmp_path, 5, name="alone", extra={"HARMONIZE_TRACE_FORMAT": "otf2"})
+    again = traced(tmp_path, 5, name="alone", extra={"HARMONIZE_TRACE_FORMAT": "otf2"})
+    assert (tmp_path / "alone" / "traces.otf2").exists() and not (tmp_path / "alone.json").exists()
+    assert f"OTF2 timeline {tmp_path / 'alone' / 'traces.otf2'}" in alone.stderr
+    assert "exists, not overwritten; OTF2 timeline written to" in again.stderr
+    assert otf2_spans(tmp_path / "alone-1" / "traces.otf2")[1]
+
+
 @pytest.mark.parametrize("env,message", [
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_TRACE": "/nonexistent/dir/t.json"},
      "HARMONIZE_TRACE='/nonexistent/dir/t.json' is not valid"),
     ({"HARMONIZE_TRACE": "t.json"}, "HARMONIZE_TRACE='t.json' needs HARMONIZE_MODE observe or harmonize"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_TRACE_WINDOW": "0"},
      "HARMONIZE_TRACE_WINDOW='0' is not valid: '0' is not a whole number from 1"),
+    ({"HARMONIZE_MODE": "observe", "HARMONIZE_TRACE_FORMAT": "vtf"},
+     "HARMONIZE_TRACE_FORMAT='vtf' is not valid"),
 ])
 def test_bad_trace_settings_stop_the_job_at_init(tmp_path, env, message):
     result = run_mpi(2, [PROGRAMS / "barrier_loop", "1"], env=env)

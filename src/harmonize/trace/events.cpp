@@ -35,12 +35,6 @@ std::string escaped(std::string_view text) {
   return out;
 }
 
-std::string mpi_name(int operation) {
-  std::string name(name_of(static_cast<Collective>(operation)));
-  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-  return "MPI_" + name;
-}
-
 // One event at a time, appended to `out`: begin, then the phase's own
 // members, then args() and fields, then end().
 class Writer {
@@ -149,6 +143,12 @@ void metadata(std::string& out, const Track& track, const char* name, const std:
 }
 
 }  // namespace
+
+std::string mpi_name(int operation) {
+  std::string name(name_of(static_cast<Collective>(operation)));
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return "MPI_" + name;
+}
 
 std::uint64_t RankTrace::dropped() const {
   std::uint64_t total = 0;

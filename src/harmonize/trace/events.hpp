@@ -121,6 +121,9 @@ struct Track {
   double origin = 0;
 };
 
+// "MPI_Allreduce" for common/collective_kind.hpp's allreduce.
+std::string mpi_name(int operation);
+
 // This process's events as trace-event JSON objects, each preceded by ",\n"
 // (the file's first event is rank 0's metadata). `node_name`: non-empty on
 // the node's first rank, which names the node's process track.
