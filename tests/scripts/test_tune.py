@@ -326,3 +326,18 @@ def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
     assert result.returncode == 2, result.stdout + result.stderr
     assert message in result.stderr
     assert not (tmp_path / "out" / "allreduce").exists()
+
+
+def test_algorithm_names_are_each_collectives_own():
+    """Open MPI numbers each collective's algorithms on its own (allreduce 2 is
+    nonoverlapping, bcast 2 chain): a tuning of both once named allreduce's
+    after bcast's in its table and CSV."""
+    text = (FIXTURES / "ompi_info-4.1.4.txt").read_text()
+    names = {c: dict(algorithms.parse_ompi_info(text, c)) for c in ("allreduce", "bcast")}
+    comparison = {"delta": 1.2, "delta_low": 1.1, "delta_high": 1.3, "decided": True}
+    rows = [{"operation": c, "processes": 2, "bytes": 8, "default": "0", "default_t_global": 1e-6,
+             "versus": {"2": comparison}, "choice": "0", "tie": False} for c in ("allreduce", "bcast")]
+    table = cli.table_text(rows, names)
+    assert "2 nonoverlapping" in table.split("bcast")[0] and "2 chain" in table.split("bcast")[1]
+    assert [line.split(",")[4] for line in cli.decisions_csv(rows, names).splitlines()[1:]] == \
+        ["nonoverlapping", "chain"]

@@ -340,12 +340,13 @@ def table_text(rows, names):
         default = row["default_t_global"]
         lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})"
                      + (f" t_global {default * 1e6:.2f} us" if default else ""))
+        named = names.get(row["operation"], {})
         for algorithm, comparison in row["versus"].items():
-            lines.append(f"    {algorithm:>4} {names.get(algorithm, ''):<40} {ratio_text(comparison)}")
+            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} {ratio_text(comparison)}")
         choice = row["choice"]
         if choice != row["default"]:
             ratio = row["versus"][choice]["delta"]
-            verdict = f"{choice} {names.get(choice, '')}: {ratio:.3f} of the default's t_global"
+            verdict = f"{choice} {named.get(choice, '')}: {ratio:.3f} of the default's t_global"
         elif row["tie"]:
             verdict = "tie: the default stays (no algorithm decidedly faster)"
         else:
@@ -361,7 +362,8 @@ def decisions_csv(rows, names):
                      "ratio_low95", "ratio_high95", "decided", "chosen", "tie"])
     for row in rows:
         for algorithm, comparison in row["versus"].items():
-            writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm, names.get(algorithm, ""),
+            writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm,
+                             names.get(row["operation"], {}).get(algorithm, ""),
                              *comparison_cells(comparison), str(row["choice"] == algorithm).lower(),
                              str(row["tie"]).lower()])
     return buffer.getvalue()
@@ -446,7 +448,8 @@ def side_by_side(together, under, pattern, names):
     def verdict(row):
         if row["choice"] == row["default"]:
             return "default" + (" (tie)" if row["tie"] else "")
-        return f"{row['choice']} {names.get(row['choice'], '')} ({row['versus'][row['choice']]['delta']:.3f})"
+        named = names.get(row["operation"], {})
+        return f"{row['choice']} {named.get(row['choice'], '')} ({row['versus'][row['choice']]['delta']:.3f})"
 
     later = {(r["operation"], r["processes"], r["bytes"]): r for r in under}
     lines = [f"choices: all arriving together | under {pattern}"]
@@ -485,7 +488,8 @@ def run(args, script_dir):
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
     default = algorithms_module.OMPI_DEFAULT if mpi == "openmpi" else algorithms_module.MPICH_DEFAULT
-    names = {value: name for algorithms in offered.values() for value, name in algorithms}
+    # Per collective: Open MPI numbers each collective's algorithms on its own.
+    names = {collective: dict(algorithms) for collective, algorithms in offered.items()}
     tuned = Tuning(args, script_dir, mpi, default, offered, commands, output)
     all_rows, choices, any_failed = tuned.pass_over(collectives, "", [])
     if not all_rows:
@@ -555,7 +559,7 @@ def draw_heatmaps(args, rows, default, names, output, suffix):
         path = output / f"heatmap-{operation}-P{processes}{suffix}.png"
         title = f"{operation}, {processes} processes{' under ' + args.arrival if suffix else ''}: t_global / fastest"
         try:
-            heatmap.draw(group, default, names, title, path)
+            heatmap.draw(group, default, names.get(operation, {}), title, path)
         except plots.PlotsUnavailable as error:
             say(args, str(error))
             return
