@@ -16,6 +16,7 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import SOURCE_DIR, clean_environment  # noqa: E402
 from harmonize_tools.tune import algorithms, cli, decide, heatmap, rules  # noqa: E402
+from harmonize_tools.ab import stats  # noqa: E402
 
 TUNE = SOURCE_DIR / "scripts" / "harmonize-tune"
 FAKE = TESTS / "fixtures" / "sweep" / "fake-mpiexec"
@@ -341,3 +342,12 @@ def test_algorithm_names_are_each_collectives_own():
     assert "2 nonoverlapping" in table.split("bcast")[0] and "2 chain" in table.split("bcast")[1]
     assert [line.split(",")[4] for line in cli.decisions_csv(rows, names).splitlines()[1:]] == \
         ["nonoverlapping", "chain"]
+
+
+def test_a_size_names_a_winner_by_chance_at_most_one_time_in_twenty():
+    """Nine algorithms each compared at 95 % name a false winner at a third of
+    the sizes; the comparisons of one size share the 5 % (Bonferroni)."""
+    assert decide.family_level(1) == 0.95
+    assert decide.family_level(9) == pytest.approx(1 - 0.05 / 9)
+    assert decide.family_level(0) == 0.95
+    assert stats.z_of(0.95) == 1.96 and stats.z_of(1 - 0.05 / 9) == pytest.approx(2.77, abs=0.01)

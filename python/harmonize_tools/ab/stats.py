@@ -12,6 +12,7 @@ import bisect
 import math
 import random
 from collections import Counter, defaultdict
+from statistics import NormalDist
 
 from ..common import communicator_delta, pattern_delta
 from .sides import setting_value
@@ -313,9 +314,14 @@ def bucket_value(index, scheme, where=0.5):
     return math.ldexp(1.0 + (sub + where) / sub_buckets, exponent - 1)
 
 
-def pooled_median(pool):
+def z_of(level):
+    """The normal quantile of a two-sided `level` interval (1.96 for 95 %)."""
+    return Z_95 if level == 0.95 else NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+def pooled_median(pool, level=0.95):
     """(low, median, high) of the pooled calls: the median (its bucket's
-    midpoint) and a 95 % interval from order statistics, widened to the
+    midpoint) and a `level` interval from order statistics, widened to the
     edges of the buckets that hold them (a bucket spans 1.6 %: thousands of
     calls often put all three in one bucket); None when the pool is empty."""
     if pool is None:
@@ -323,7 +329,7 @@ def pooled_median(pool):
     n = pool["below"] + pool["above"] + sum(pool["counts"].values())
     if n == 0:
         return None
-    half_width = Z_95 * math.sqrt(n) / 2.0
+    half_width = z_of(level) * math.sqrt(n) / 2.0
     ranks = [max(1, math.floor(n / 2.0 - half_width)), max(1, math.ceil(n / 2.0)),
              min(n, math.ceil(n / 2.0 + half_width) + 1)]
     values = []
@@ -340,10 +346,10 @@ def pooled_median(pool):
     return tuple(values)
 
 
-def compare_pooled(a_pool, b_pool):
-    """delta = pooled median A / pooled median B, its 95 % interval (the
+def compare_pooled(a_pool, b_pool, level=0.95):
+    """delta = pooled median A / pooled median B, its `level` interval (the
     worst case of the two medians' intervals) and whether it excludes 1."""
-    a, b = pooled_median(a_pool), pooled_median(b_pool)
+    a, b = pooled_median(a_pool, level), pooled_median(b_pool, level)
     if a is None or b is None or b[0] <= 0:
         return None
     low, high = a[0] / b[2], a[2] / b[0]
@@ -431,20 +437,20 @@ def percentile_interval(ordered, level=0.95):
     return ordered[math.floor(tail * last)], ordered[math.ceil((1.0 - tail) * last)]
 
 
-def compare_runs(a_pools, b_pools, replicates=BOOTSTRAP_REPLICATES, seed=BOOTSTRAP_SEED):
+def compare_runs(a_pools, b_pools, replicates=BOOTSTRAP_REPLICATES, seed=BOOTSTRAP_SEED, level=0.95):
     """delta = pooled median A / pooled median B over the runs' histograms
-    (one pool per run), with a 95 % interval that is the wider of the calls'
-    (order statistics of the pooled calls, compare_pooled) and the runs'
-    (a cluster bootstrap over runs): never narrower than the calls alone
-    say, and as wide as the runs disagree. `decided` when it excludes 1 with
-    at least MIN_RUNS_TO_DECIDE runs a side; else `reason` says why not."""
+    (one pool per run), with a `level` interval that is the wider of the
+    calls' (order statistics of the pooled calls, compare_pooled) and the
+    runs' (a cluster bootstrap over runs): never narrower than the calls
+    alone say, and as wide as the runs disagree. `decided` when it excludes
+    1 with at least MIN_RUNS_TO_DECIDE runs a side; else `reason` says why."""
     if not a_pools or not b_pools:
         return None
-    calls = compare_pooled(pool_runs(a_pools), pool_runs(b_pools))
+    calls = compare_pooled(pool_runs(a_pools), pool_runs(b_pools), level)
     if calls is None:
         return None
     ratios = bootstrap_ratios(a_pools, b_pools, replicates, seed)
-    runs_low, runs_high = percentile_interval(ratios) if ratios else \
+    runs_low, runs_high = percentile_interval(ratios, level) if ratios else \
         (calls["delta_low"], calls["delta_high"])
     low, high = min(calls["delta_low"], runs_low), max(calls["delta_high"], runs_high)
     excludes_one = low > 1.0 or high < 1.0
