@@ -1,8 +1,9 @@
-// HARMONIZE_TRACE at MPI_Finalize: every process renders its own timeline,
-// and world rank 0 takes them one process at a time (it asks for each, so
-// MPI never queues P unexpected messages there) into the file it writes by
-// the report's rules: a new name, never an overwritten file. Rank 0 holds
-// the trace itself and nothing per process beyond it (docs/timeline.md).
+// HARMONIZE_TRACE at MPI_Finalize: every process renders its own timeline
+// (trace-event JSON, OTF2 spans, or both: HARMONIZE_TRACE_FORMAT), and world
+// rank 0 takes them one process at a time (it asks for each, so MPI never
+// queues P unexpected messages there) into the file or archive it writes by
+// the report's rules: a new name, never an overwritten one. Rank 0 holds the
+// trace itself and nothing per process beyond it (docs/timeline.md).
 #include <mpi.h>
 
 #include <unistd.h>
@@ -70,10 +71,6 @@ bool receive_text(MPI_Comm world, int from, std::string& into) {
   }
   return true;
 }
-
-}  // namespace
-
-namespace {
 
 std::string with_item(const std::string& list, const std::string& item) {
   return list + (list.empty() ? "" : ", ") + item;

@@ -351,3 +351,13 @@ def test_a_size_names_a_winner_by_chance_at_most_one_time_in_twenty():
     assert decide.family_level(9) == pytest.approx(1 - 0.05 / 9)
     assert decide.family_level(0) == 0.95
     assert stats.z_of(0.95) == 1.96 and stats.z_of(1 - 0.05 / 9) == pytest.approx(2.77, abs=0.01)
+
+
+def test_a_collective_the_default_wins_everywhere_is_left_to_the_library():
+    """Open MPI (0) and MPICH (auto) alike: a file's subtree that only says
+    "the default" still costs every call its lookup (MPICH: bcast 1.19-1.30x
+    per call where the file named the library's own subtree)."""
+    for default in ("0", "auto"):
+        choices = {"allreduce": {2: [(0, default)]}, "bcast": {2: [(0, default), (1024, "7")]}}
+        assert cli.kept_choices(default, choices) == {"bcast": choices["bcast"]}
+        assert cli.kept_choices(default, {"allreduce": choices["allreduce"]}) == {}

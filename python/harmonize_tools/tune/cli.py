@@ -508,11 +508,11 @@ def run(args, script_dir):
         (output / "decisions-arrival.csv").write_text(decisions_csv(arrival_rows, names))
         sys.stdout.write(side_by_side(all_rows, arrival_rows, args.arrival, names))
         draw_heatmaps(args, arrival_rows, default, names, output, "-arrival")
-        arrival_choices = kept_choices(mpi, default, arrival_choices)
+        arrival_choices = kept_choices(default, arrival_choices)
         if arrival_choices:
             write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
                         f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}", builtin)
-    choices = kept_choices(mpi, default, choices)
+    choices = kept_choices(default, choices)
     files, verified = {}, set(choices)
     if choices:
         files["tuned"] = output / RULES_FILE[mpi]
@@ -527,7 +527,7 @@ def run(args, script_dir):
     if args.compare_usual:
         usual = tuned.usual(collectives)
         sys.stdout.write(usual_text(all_rows, usual, names))
-        usual_kept = kept_choices(mpi, default, usual_choices_of(usual, collectives))
+        usual_kept = kept_choices(default, usual_choices_of(usual, collectives))
         if usual_kept:
             files["usual"] = output / USUAL_RULES_FILE[mpi]
             write_rules(files["usual"], mpi, usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual "
@@ -565,12 +565,12 @@ def draw_heatmaps(args, rows, default, names, output, suffix):
             return
 
 
-def kept_choices(mpi, default, choices):
-    """Open MPI: a collective the default wins everywhere is left to the
-    library, since a rule that only says 0 still costs its lookup in every
-    call (measured: docs/tuning.md). MPICH's file must name every algorithm."""
-    if mpi != "openmpi":
-        return choices
+def kept_choices(default, choices):
+    """A collective the default wins everywhere is left to the library: an
+    Open MPI rule that only says 0 still costs its lookup in every call, and
+    an MPICH subtree of ours adds levels to the library's search (both
+    measured: docs/tuning.md); MPICH's file keeps the library's own subtree
+    for it. With no collective left, no file."""
     return {c: sizes for c, sizes in choices.items()
             if any(algorithm != default for rules_ in sizes.values() for _, algorithm in rules_)}
 
