@@ -345,8 +345,8 @@ def test_algorithm_names_are_each_collectives_own():
 
 
 def test_a_size_names_a_winner_by_chance_at_most_one_time_in_twenty():
-    """Nine algorithms each compared at 95 % name a false winner at a third of
-    the sizes; the comparisons of one size share the 5 % (Bonferroni)."""
+    """Nine algorithms each compared at 95 % name a false winner at about one
+    size in five; the comparisons of one size share the 5 % (Bonferroni)."""
     assert decide.family_level(1) == 0.95
     assert decide.family_level(9) == pytest.approx(1 - 0.05 / 9)
     assert decide.family_level(0) == 0.95

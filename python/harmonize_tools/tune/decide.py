@@ -23,9 +23,10 @@ def runs_of(point):
 def family_level(compared, level=0.95):
     """The interval level of each of `compared` comparisons that keeps the
     chance of any false "decided" among them at 1 - `level` (Bonferroni):
-    with 9 algorithms at 95 % each, one size in three would have named a
-    winner by chance (measured: a tuning of bcast over TCP changed 12 of 14
-    sizes, and its file was decidedly faster at one, slower at another)."""
+    with 9 algorithms at 95 % each, about one size in five names a winner
+    by chance (1 - 0.975^9; measured: a tuning of bcast over TCP changed 12
+    of 14 sizes, and its file was decidedly faster at one, slower at
+    another)."""
     return 1.0 - (1.0 - level) / max(1, compared)
 
 
