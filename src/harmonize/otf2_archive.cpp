@@ -95,17 +95,15 @@ class Strings {
 };
 
 // Enter and leave each span of one location, nested as trace::nested made
-// them; returns the number of events.
-std::uint64_t write_events(OTF2_EvtWriter* writer, const std::vector<trace::Span>& spans,
-                           FlushState& flush, Checked& check) {
+// them: two events a span.
+void write_events(OTF2_EvtWriter* writer, const std::vector<trace::Span>& spans, FlushState& flush,
+                  Checked& check) {
   std::vector<const trace::Span*> open;
-  std::uint64_t events = 0;
   const auto leave_until = [&](double time) {
     while (!open.empty() && open.back()->end <= time) {
       flush.last = nanoseconds(open.back()->end);
       check(OTF2_EvtWriter_Leave(writer, nullptr, flush.last, open.back()->region), "Leave");
       open.pop_back();
-      events += 1;
     }
   };
   for (const trace::Span& span : spans) {
@@ -113,10 +111,8 @@ std::uint64_t write_events(OTF2_EvtWriter* writer, const std::vector<trace::Span
     flush.last = nanoseconds(span.start);
     check(OTF2_EvtWriter_Enter(writer, nullptr, flush.last, span.region), "Enter");
     open.push_back(&span);
-    events += 1;
   }
   leave_until(std::numeric_limits<double>::infinity());
-  return events;
 }
 
 OTF2_RegionRole role_of(std::uint32_t region) {
@@ -141,7 +137,6 @@ std::string write_otf2_archive(const std::string& directory,
   check(OTF2_Archive_SetFlushCallbacks(archive, &callbacks, &flush), "SetFlushCallbacks");
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "SetSerialCollectiveCallbacks");
 
-  std::vector<std::uint64_t> events(parts.size(), 0);
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
   check(OTF2_Archive_OpenEvtFiles(archive), "OpenEvtFiles");
   for (std::size_t rank = 0; check.ok() && rank < parts.size(); ++rank) {
@@ -150,7 +145,7 @@ std::string write_otf2_archive(const std::string& directory,
       check(OTF2_ERROR_INVALID, "GetEvtWriter");
       break;
     }
-    events[rank] = write_events(writer, parts[rank].spans, flush, check);
+    write_events(writer, parts[rank].spans, flush, check);
     for (const trace::Span& span : parts[rank].spans) {
       first = std::min(first, nanoseconds(span.start));
       last = std::max(last, nanoseconds(span.end));
@@ -211,9 +206,9 @@ std::string write_otf2_archive(const std::string& directory,
                                                     nodes[parts[rank].node],
                                                     OTF2_UNDEFINED_LOCATION_GROUP),
             "WriteLocationGroup");
-      check(OTF2_GlobalDefWriter_WriteLocation(defs, rank, strings(name),
-                                               OTF2_LOCATION_TYPE_CPU_THREAD, events[rank],
-                                               static_cast<OTF2_LocationGroupRef>(rank)),
+      check(OTF2_GlobalDefWriter_WriteLocation(
+                defs, rank, strings(name), OTF2_LOCATION_TYPE_CPU_THREAD,
+                2 * parts[rank].spans.size(), static_cast<OTF2_LocationGroupRef>(rank)),
             "WriteLocation");
     }
     check(OTF2_Archive_CloseGlobalDefWriter(archive, defs), "CloseGlobalDefWriter");

@@ -46,12 +46,12 @@ def decide(points_by_side, operation, default, algorithms):
         row = {"operation": operation, "processes": default_point.get("size"), "bytes": size,
                "default": default, "default_t_global": pooled[1] if pooled else None, "versus": {}}
         others = [a for a in algorithms if a != default]
+        level = family_level(len(others))
         for algorithm in others:
             point = (points_by_side.get(algorithm) or {}).get(ident)
             if point is None:
                 continue
-            row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point),
-                                                          level=family_level(len(others)))
+            row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point), level=level)
         faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and c["delta_high"] < 1.0}
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
         # The default stays either way; a tie when some algorithm could not be told from it.

@@ -116,9 +116,11 @@ def guarded_choice(collective, choice, library_subtree):
     would give it to (its non-size conditions, each level's other branches
     handed back to the library's subtree), or that subtree itself for the
     default. An algorithm the library's tree never names is taken as it is."""
+    if choice == MPICH_DEFAULT:
+        return library_subtree
     target = f"algorithm={mpich_function(collective, choice)}"
-    if choice == MPICH_DEFAULT or library_subtree is None:
-        return library_subtree if choice == MPICH_DEFAULT else {target: {}}
+    if library_subtree is None:
+        return {target: {}}
 
     def keep(node):
         if is_leaf(node):

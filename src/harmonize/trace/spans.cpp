@@ -1,16 +1,19 @@
 #include "harmonize/trace/spans.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <span>
 #include <string_view>
 
 #include "common/collective_kind.hpp"
+#include "common/raw_bytes.hpp"
 
 namespace harmonize::trace {
 namespace {
 
 constexpr std::uint32_t kCollectives = static_cast<std::uint32_t>(kCollectiveNames.size());
 constexpr std::size_t kSpanBytes = 2 * sizeof(double) + sizeof(std::uint32_t);
+// A part's node index and the length of its node's name.
+constexpr std::size_t kPartHead = sizeof(std::int32_t) + sizeof(std::uint32_t);
 
 }  // namespace
 
@@ -69,53 +72,33 @@ NestedSpans spans_of(const RankTrace& trace) {
   return nested(std::move(spans));
 }
 
-namespace {
-
-template <typename T>
-void put(std::string& out, const T& value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-
-template <typename T>
-bool take(std::string_view& in, T& value) {
-  if (in.size() < sizeof value) return false;
-  std::memcpy(&value, in.data(), sizeof value);
-  in.remove_prefix(sizeof value);
-  return true;
-}
-
-}  // namespace
-
 std::string encode(const LocationPart& part) {
   std::string bytes;
-  bytes.reserve(8 + part.node_name.size() + part.spans.size() * kSpanBytes);
-  put(bytes, static_cast<std::int32_t>(part.node));
-  put(bytes, static_cast<std::uint32_t>(part.node_name.size()));
+  bytes.reserve(kPartHead + part.node_name.size() + part.spans.size() * kSpanBytes);
+  append_raw(bytes, static_cast<std::int32_t>(part.node));
+  append_raw(bytes, static_cast<std::uint32_t>(part.node_name.size()));
   bytes += part.node_name;
   for (const Span& span : part.spans) {
-    put(bytes, span.start);
-    put(bytes, span.end);
-    put(bytes, span.region);
+    append_raw(bytes, span.start);
+    append_raw(bytes, span.end);
+    append_raw(bytes, span.region);
   }
   return bytes;
 }
 
 bool decode(std::string_view bytes, LocationPart& part) {
-  std::int32_t node = 0;
-  std::uint32_t name_size = 0;
-  if (!take(bytes, node) || !take(bytes, name_size) || bytes.size() < name_size) return false;
-  part.node = node;
-  part.node_name.assign(bytes.substr(0, name_size));
-  bytes.remove_prefix(name_size);
-  if (bytes.size() % kSpanBytes != 0) return false;
+  if (bytes.size() < kPartHead) return false;
+  const std::span<const char> raw(bytes.data(), bytes.size());
+  const auto name_size = read_raw<std::uint32_t>(raw, sizeof(std::int32_t));
+  if (bytes.size() - kPartHead < name_size) return false;
+  const std::size_t first_span = kPartHead + name_size;
+  if ((bytes.size() - first_span) % kSpanBytes != 0) return false;
+  part.node = read_raw<std::int32_t>(raw, 0);
+  part.node_name.assign(bytes.substr(kPartHead, name_size));
   part.spans.clear();
-  while (!bytes.empty()) {
-    Span span;
-    take(bytes, span.start);
-    take(bytes, span.end);
-    take(bytes, span.region);
-    part.spans.push_back(span);
-  }
+  for (std::size_t at = first_span; at < bytes.size(); at += kSpanBytes)
+    part.spans.push_back({read_raw<double>(raw, at), read_raw<double>(raw, at + sizeof(double)),
+                          read_raw<std::uint32_t>(raw, at + 2 * sizeof(double))});
   return true;
 }
 
