@@ -11,8 +11,8 @@ process working a known time between start and wait.
 """
 import pytest
 
-from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, keys_of, skip_unless_mpi4py_matches,
-                      timed_report, world_of)
+from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, find_number, harmonize_lines,
+                      keys_of, skip_unless_mpi4py_matches, timed_report, world_of)
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "29"}
@@ -132,24 +132,23 @@ def test_the_policy_chooses_what_is_timed(tmp_path):
 
 
 def test_mpi4py_nonblocking_collectives_are_timed(tmp_path):
+    # Valid exactly after the barriers every rank left in time (by their
+    # flags). A run with none in time cannot tell (once on CI, beside a hog:
+    # 0 of 100): it is run again, at most twice.
     skip_unless_mpi4py_matches()
-    script = tmp_path / "iallreduce.py"
-    script.write_text(
-        "from mpi4py import MPI\n"
-        "import numpy\n"
-        "comm = MPI.COMM_WORLD\n"
-        "a = numpy.ones(16, dtype='d'); b = numpy.empty_like(a)\n"
-        "for i in range(100):\n"
-        "    comm.Barrier()\n"
-        "    comm.Iallreduce(a, b).Wait()\n"
-        "    request = comm.Ibarrier()\n"
-        "    while not request.Test():\n"
-        "        pass\n")
-    report, _ = report_of(tmp_path, "mpi4py", [PYTHON, str(script)])
+    script = SOURCE_DIR / "tests" / "mpi" / "programs" / "nonblocking_mpi4py.py"
+    calls = 200
+    for attempt in range(3):
+        report, result = report_of(tmp_path, f"mpi4py{attempt}", [PYTHON, script, str(calls)])
+        in_time = int(find_number(r"in_time (\d+)", result.stdout))
+        if in_time > 0:
+            break
+    summary = "\n".join(harmonize_lines(result.stderr))
+    assert in_time > 0, summary
     keys = keys_of(world_of(report))
-    assert keys[("iallreduce", 128, None)]["calls"] == 100
-    assert keys[("iallreduce", 128, None)]["valid_calls"] > 0
-    assert keys[("ibarrier", 0, None)]["calls"] == 100
+    assert keys[("iallreduce", 128, None)]["calls"] == calls
+    assert keys[("iallreduce", 128, None)]["valid_calls"] == in_time, summary
+    assert keys[("ibarrier", 0, None)]["calls"] == calls
 
 
 @pytest.mark.parametrize("program", ["nonblocking_mpif", "nonblocking_f08"])
