@@ -14,6 +14,8 @@ Rank 1's own clock is milliseconds off rank 0's, and the MPI library's own
 MPI_Wtime is off the global clock (test_local_mpi_wtime_is_left_alone): an
 MPI_Wtime that missed either would fail.
 """
+import json
+
 import pytest
 
 from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, rerun_until, run_mpi, skip_unless_mpi4py_matches
@@ -59,10 +61,21 @@ def reference_line(points):
     return lambda x: my + slope * (x - mx)
 
 
-def run_truth(mode, wtime, btl, calls=40):
+def run_truth(mode, wtime, btl, calls=40, extra=None):
     env = {"HARMONIZE_MODE": mode, "HARMONIZE_WTIME": wtime, "HARMONIZE_REPORT": "none",
-           "HARMONIZE_QUIET": "1", **TEST_CLOCKS}
+           "HARMONIZE_QUIET": "1", **TEST_CLOCKS, **(extra or {})}
     return run_mpi(2, [PROGRAMS / "wtime_truth", str(calls), "5"], env=env, btl=btl, check=True)
+
+
+def assert_on_the_reference_within_bounds(by_rank):
+    reference = reference_line(by_rank[0])
+    for before, after, wtime, bound, gettime in by_rank[1]:
+        # MPI_Wtime is the clock MPIX_Harmonize_gettime reads, a moment later
+        # (both between the truth reads; the clocks' rates differ by 100 ppm).
+        assert -1e-9 <= gettime - wtime <= (after - before) * 1.001 + 1e-9, (wtime, gettime)
+        assert bound > 0
+        error = wtime - reference((before + after) / 2)
+        assert abs(error) <= bound + (after - before) + FIT_ALLOWANCE, (error, bound, after - before)
 
 
 @pytest.mark.parametrize("mode", ["observe", "harmonize"])
@@ -84,15 +97,24 @@ def test_mpi_wtime_is_the_global_clock_within_its_bound(transport, mode):
     assert found["before_init"] != 0 and found["after_finalize"] != 0
     by_rank = samples(result.stdout)
     assert sorted(by_rank) == [0, 1] and len(by_rank[1]) == 40
-    reference = reference_line(by_rank[0])
-    for before, after, wtime, bound, gettime in by_rank[1]:
-        # MPI_Wtime is the clock MPIX_Harmonize_gettime reads, a moment later
-        # (both between the truth reads; the clocks' rates differ by 100 ppm).
-        assert -1e-9 <= gettime - wtime <= (after - before) * 1.001 + 1e-9, (wtime, gettime)
-        assert bound > 0
-        error = wtime - reference((before + after) / 2)
-        assert abs(error) <= bound + (after - before) + FIT_ALLOWANCE, (error, bound, after - before)
+    assert_on_the_reference_within_bounds(by_rank)
     assert tight(result), "no run with a tight clock: the check above could not see the test offsets"
+
+
+def test_observe_resyncs_between_sparse_barriers(tmp_path):
+    """Observe mode agrees on nothing but at its log flushes, once every 512
+    barriers: with a barrier every 5 ms it resynced every 2.6 s against an
+    interval of 1 s, and the bound programs read aged to 256 us (the true
+    error stayed below 1 us). Now the next flush is set where the clock
+    expires."""
+    report = tmp_path / "report.json"
+    result = run_truth("observe", "global", TRANSPORTS["shm"], calls=120,
+                       extra={"HARMONIZE_RESYNC_INTERVAL": "100ms", "HARMONIZE_REPORT": report})
+    world = next(c for c in json.loads(report.read_text())["communicators"]
+                 if c["name"] == "MPI_COMM_WORLD")
+    # 120 x 5 ms: syncs due 10, 40, 130, 230, 330, 430 and 530 ms after the first.
+    assert world["resyncs"] >= 6
+    assert_on_the_reference_within_bounds(samples(result.stdout))
 
 
 def test_local_mpi_wtime_is_left_alone():

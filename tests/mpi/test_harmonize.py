@@ -69,8 +69,11 @@ def test_harmonized_barrier_is_a_barrier_with_small_true_skew(tmp_path, btl):
     assert world["truth_exit_skew"]["count"] == 3000
     assert 0 <= world["missed_calls_any"] <= world["calls"]
     assert world["failure_rate"] == pytest.approx(world["missed_calls_any"] / 3000)
-    # The library's own view agrees with the truth to within its clock error.
-    assert abs(world["exit_skew"]["p50"] - world["truth_exit_skew"]["p50"]) < 1e-6
+    # The library's own view agrees with the truth to within its clock error:
+    # two clocks, each within its likely bound (over TCP the true error's
+    # median is 0.15-0.9 us on this VM, and a flat 1 us once failed by 24 ns).
+    assert abs(world["exit_skew"]["p50"] - world["truth_exit_skew"]["p50"]) <= \
+        2 * world["clock_error_likely"]["p50"], (world["exit_skew"], world["truth_exit_skew"])
     assert native_world["harmonized_calls"] == 0
     assert native_world["truth_space_violations"] == 0
     # Under sustained load (a CPU hog beside the test) the ranks may really

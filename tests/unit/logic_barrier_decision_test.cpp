@@ -4,6 +4,7 @@
 
 #include "harmonize/logic/barrier_decision.hpp"
 
+using harmonize::logic::calls_until_expiry;
 using harmonize::logic::late_exit_threshold;
 using harmonize::logic::resync_interval;
 using harmonize::logic::ResyncInputs;
@@ -49,4 +50,19 @@ TEST_CASE("the late-exit threshold is 50 clock reads, never below 1 us", "[logic
   CHECK(late_exit_threshold(0.0) == 1e-6);
   CHECK(late_exit_threshold(-1.0) == 1e-6);
   CHECK(late_exit_threshold(std::numeric_limits<double>::quiet_NaN()) == 1e-6);
+}
+
+TEST_CASE("observe's next flush comes where the clock expires, at the calls' pace",
+          "[logic][decision]") {
+  CHECK(calls_until_expiry(1.0, 5e-3, 512) == 200);
+  CHECK(calls_until_expiry(1.001, 5e-3, 512) == 201);  // the first call past the expiry
+  CHECK(calls_until_expiry(1.0, 1e-6, 512) == 512);    // back to back: the log's capacity
+  CHECK(calls_until_expiry(1e-9, 5e-3, 512) == 1);
+  CHECK(calls_until_expiry(0.0, 5e-3, 512) == 1);  // expired already: the next call
+  CHECK(calls_until_expiry(-1.0, 5e-3, 512) == 1);
+  CHECK(calls_until_expiry(1.0, 0.0, 512) == 512);  // no pace measured
+  CHECK(calls_until_expiry(1.0, std::numeric_limits<double>::infinity(), 512) == 1);
+  CHECK(calls_until_expiry(std::numeric_limits<double>::quiet_NaN(), 5e-3, 512) == 1);
+  CHECK(calls_until_expiry(1.0, std::numeric_limits<double>::quiet_NaN(), 512) == 512);
+  CHECK(calls_until_expiry(1e300, 1e-300, 512) == 512);
 }

@@ -18,6 +18,13 @@ double resync_interval(int syncs, double configured) {
   return std::min(configured, ramp);
 }
 
+std::size_t calls_until_expiry(double until_expiry, double per_call, std::size_t capacity) {
+  if (!(until_expiry > 0)) return 1;
+  if (!(per_call > 0)) return capacity;
+  const double calls = std::max(1.0, std::ceil(until_expiry / per_call));
+  return calls >= static_cast<double>(capacity) ? capacity : static_cast<std::size_t>(calls);
+}
+
 double late_exit_threshold(double clock_read_cost) {
   const double reads = std::isfinite(clock_read_cost) && clock_read_cost > 0
                            ? kLateExitReads * clock_read_cost

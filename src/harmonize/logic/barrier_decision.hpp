@@ -2,6 +2,8 @@
 // The decisions of the harmonized barrier, one pure function each, so that
 // every rule is unit-tested exactly (the protocol only moves their inputs
 // and outputs between processes).
+#include <cstddef>
+
 namespace harmonize::logic {
 
 // Whether this process asks for a resync at the start of a call (the wishes
@@ -36,6 +38,14 @@ bool wants_resync(const ResyncInputs& in);
 // baseline of the drift estimate, until `configured`
 // (HARMONIZE_RESYNC_INTERVAL) is reached.
 double resync_interval(int syncs, double configured);
+
+// Observe mode: the members agree on nothing but at a log flush, so an
+// expired clock waits there for its resync. The next flush is set where the
+// clock expires, `until_expiry` seconds ahead at the pace of the batch just
+// flushed (`per_call` seconds a call): at least 1 call, at most `capacity`.
+// At 512 calls a flush, a program with a barrier every 5 ms had resynced
+// every 2.6 s against an interval of 1 s, and its bound aged to 256 us.
+std::size_t calls_until_expiry(double until_expiry, double per_call, std::size_t capacity);
 
 // A process whose spin ended more than this after the deadline left late: it
 // was descheduled while spinning (or the clock read stalled). An undisturbed

@@ -5,6 +5,7 @@
 // communicator's rank 0 *before* a barrier (the exit pattern of a barrier
 // does not depend on when processes enter it), and what is left at the end
 // travels with the final report. Memory stays bounded whatever the calls.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -49,8 +50,11 @@ struct CallBatchOutcome {
 
 class CallLog {
  public:
-  explicit CallLog(std::size_t capacity) : capacity_(capacity) {}
-  bool full() const { return calls_.size() >= capacity_; }
+  explicit CallLog(std::size_t capacity) : capacity_(capacity), flush_at_(capacity) {}
+  bool full() const { return calls_.size() >= flush_at_; }
+  std::size_t capacity() const { return capacity_; }
+  // Full at `calls` calls from now on (1 to the capacity).
+  void flush_at(std::size_t calls) { flush_at_ = std::clamp<std::size_t>(calls, 1, capacity_); }
   std::size_t size() const { return calls_.size(); }
   void add(const CallTimes& times) { calls_.push_back(times); }
   void clear() { calls_.clear(); }
@@ -66,6 +70,7 @@ class CallLog {
 
  private:
   std::size_t capacity_;
+  std::size_t flush_at_;
   std::vector<CallTimes> calls_;
 };
 

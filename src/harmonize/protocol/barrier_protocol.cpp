@@ -89,10 +89,10 @@ double as_double(bool value) {
 
 BarrierProtocol::BarrierProtocol(sync::Collectives& members, CommClock& clock,
                                  ProtocolSettings settings, logic::CommRecord record)
-    : members_(members),
-      clock_(clock),
-      settings_(std::move(settings)),
-      record_(std::move(record)) {}
+    : members_(members), clock_(clock), settings_(std::move(settings)), record_(std::move(record)) {
+  // The first flush, at the second call, measures the pace of the calls.
+  if (settings_.resync_at_flush) log_.flush_at(1);
+}
 
 void BarrierProtocol::resync_agreed() {
   std::string failure;
@@ -403,15 +403,29 @@ void BarrierProtocol::flush_log() {
   std::vector<double> min_out(root ? minima.size() : 0);
   members_.reduce_to_root(maxima, max_out, sync::ReduceOp::max, 0);
   members_.reduce_to_root(minima, min_out, sync::ReduceOp::min, 0);
+  const double batch_start = n > 0 ? log_.calls().front().exit_global : 0.0;
   log_.clear();
-  double expired = 0;
-  if (root) {
+  if (root)
     logic::absorb(record_, logic::combine_batch(max_out, min_out, n, settings_.record_truth));
-    expired = as_double(clock_.clock().now() > clock_.expires_at());
-  }
   if (!settings_.resync_at_flush) return;
-  members_.broadcast_from_root(std::span(&expired, 1), 0);
-  if (expired != 0) resync_agreed();
+  // Rank 0 decides, so that every member resyncs, and flushes next, at the
+  // same call.
+  const double per_call = root && n > 0 ? (clock_.clock().now() - batch_start) / n : 0.0;
+  const auto next_flush = [&] {
+    const double until_expiry = clock_.expires_at() - clock_.clock().now();
+    return static_cast<double>(logic::calls_until_expiry(until_expiry, per_call, log_.capacity()));
+  };
+  double told[2] = {0, 0};  // expired, calls until the next flush
+  if (root) told[0] = as_double(clock_.clock().now() > clock_.expires_at());
+  if (root && told[0] == 0) told[1] = next_flush();
+  members_.broadcast_from_root(told, 0);
+  if (told[0] != 0) {
+    resync_agreed();
+    if (given_up()) return;
+    if (root) told[1] = next_flush();
+    members_.broadcast_from_root(std::span(&told[1], 1), 0);
+  }
+  log_.flush_at(static_cast<std::size_t>(told[1]));
 }
 
 logic::CommRecord BarrierProtocol::final_record() const {

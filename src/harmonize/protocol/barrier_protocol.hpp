@@ -4,7 +4,8 @@
 // the simulator alike. `harmonized()` is paper 000's Algorithm 1 (every
 // member leaves at one deadline of the global clock); `observed()` is the
 // native barrier with its exit times logged. Both log every call and reduce
-// the log to rank 0 every 512 calls, at the start of a call.
+// the log to rank 0 every 512 calls, at the start of a call (observe: sooner
+// where the clock expires, see logic::calls_until_expiry).
 #include <functional>
 #include <optional>
 #include <string>
@@ -106,7 +107,7 @@ class BarrierProtocol {
   CommClock& clock_;
   ProtocolSettings settings_;
   logic::CommRecord record_;
-  logic::CallLog log_{512};  // small enough that observe's flush (and resync) comes often
+  logic::CallLog log_{512};
   std::optional<logic::SlackController> slack_;  // the same on every member
   // The last agreement's need, late exit, slack and longest delay (sent with
   // the next), and what the slack learns from them at the start of the next
