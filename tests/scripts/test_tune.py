@@ -129,6 +129,34 @@ def test_open_mpi_tuning_chooses_the_decidedly_faster_algorithm(tmp_path):
     assert cells[1024, "4"] == (1.0, True)
 
 
+def test_imb_is_tuned_on_its_own_communicator_within_the_sizes_asked(tmp_path, monkeypatch):
+    # IMB-MPI1 measures on a communicator of its own, and makes calls of its
+    # own (a 2-byte allreduce, none valid, that another algorithm makes
+    # faster) on it and on MPI_COMM_WORLD. Tuned on MPI_COMM_WORLD alone, a
+    # real IMB run had only IMB's own size to decide.
+    monkeypatch.setenv("FAKE_IMB", "1")
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--sizes", "4:1024", algorithms_model="3:0.5,4:1024=0.4,1:2.0,2:1.0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
+    assert {row["bytes"] for row in rows} == {"4", "64", "1024"}
+    assert {(row["bytes"], row["algorithm"]) for row in rows if row["chosen"] == "true"} == \
+        {("4", "3"), ("64", "3"), ("1024", "4")}
+    # Without --sizes IMB's own calls are a size like any other.
+    result = tune(tmp_path / "all", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--no-verify", algorithms_model="3:0.5,4:1024=0.4,1:2.0,2:1.0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {row["bytes"] for row in csv.DictReader((tmp_path / "all" / "decisions.csv").open())} == \
+        {"2", "4", "64", "1024"}
+
+
+def test_sizes_must_be_a_range(tmp_path):
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--sizes", "1024:4")
+    assert result.returncode == 2 and "--sizes" in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_no_faster_algorithm_leaves_the_default_and_says_tie(tmp_path):
     result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"))
     assert result.returncode == 0, result.stdout + result.stderr

@@ -139,6 +139,21 @@ def benchmark_position(argv):
     return None
 
 
+def size_range(text):
+    """--sizes MIN:MAX as (MIN, MAX) bytes; None without it. The benchmark
+    prints these, and the calls it makes of other sizes (IMB's own) are not
+    decided on."""
+    if text is None:
+        return None
+    try:
+        low, high = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise UsageError(f"--sizes: {text!r} is not MIN:MAX in bytes") from None
+    if not 0 <= low <= high:
+        raise UsageError(f"--sizes: {text!r}: MIN must not exceed MAX")
+    return low, high
+
+
 def benchmark_command(command, collective, sizes, single):
     """The command line that measures `collective`."""
     launcher, _ = split_launcher(command)
@@ -303,7 +318,7 @@ def verify(args, script_dir, mpi, commands, files, output):
                   f"-> {directory}")
         checked, failed = measure(
             args, script_dir, directory, verify_sides(mpi, collective, {s: p.resolve() for s, p in files.items()}),
-            command, lambda points: decide_module.decide(points, collective, "default", list(files)),
+            command, lambda points: decide_module.decide(points, collective, "default", list(files), args.size_range),
             decide_module.verification_open, f"{collective} verification")
         failed_any |= failed
         rows += checked or []
@@ -387,8 +402,8 @@ class Tuning:
                            f"({listed}), {runs_text(self.args)} each, interleaved -> {directory}")
             decided, failed = measure(
                 self.args, self.script_dir, directory, side_options(self.mpi, collective, values) + extra,
-                self.commands[collective], lambda points: decide_module.decide(points, collective, self.default,
-                                                                               values),
+                self.commands[collective],
+                lambda points: decide_module.decide(points, collective, self.default, values, self.args.size_range),
                 decide_module.still_open, collective + suffix)
             any_failed |= failed
             if decided is None:
@@ -469,6 +484,7 @@ def run(args, script_dir):
                          f"{', '.join(algorithms_module.COLLECTIVES)}")
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
+    args.size_range = size_range(args.sizes)
     try:
         args.limits = ab_decide.budget(argparse.Namespace(
             until_decided=args.until_decided, max_runs=args.max_runs, max_time=args.max_time, runs=args.runs,

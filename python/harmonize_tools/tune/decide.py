@@ -12,8 +12,6 @@ told from it, else the default is the fastest.
 """
 from ..ab import stats
 
-WORLD = "MPI_COMM_WORLD"
-
 
 def runs_of(point):
     """The per-run pools to compare: the valid calls' t_global, else all calls'."""
@@ -30,17 +28,34 @@ def family_level(compared, level=0.95):
     return 1.0 - (1.0 - level) / max(1, compared)
 
 
-def decide(points_by_side, operation, default, algorithms):
-    """One row per (communicator size, bytes) of MPI_COMM_WORLD's `operation`
-    calls: each algorithm's comparison with `default` (intervals at the
-    family's level: 95 % for all the algorithms of a size together), and
+def measured_keys(base, operation, sizes=None):
+    """The keys of `operation` to decide on: per (communicator size, bytes,
+    root) the communicator that made the most calls, within `sizes` (MIN,
+    MAX bytes; None: any). OSU measures on MPI_COMM_WORLD; IMB on a
+    communicator of its own (one per process count with -npmin), beside a
+    few calls of its own: IMB-MPI1 makes a 4-byte allreduce 75 times a run on
+    MPI_COMM_WORLD and on its communicator, none after a harmonized barrier
+    (measured on WORLD alone, a tuning of IMB found nothing else to decide)."""
+    chosen = {}
+    for ident, point in base.items():
+        _, op, size, root = ident
+        if op != operation or (sizes and not sizes[0] <= size <= sizes[1]):
+            continue
+        where = (point.get("size") or 0, size, -1 if root is None else root)
+        if where not in chosen or point.get("calls", 0) > base[chosen[where]].get("calls", 0):
+            chosen[where] = ident
+    return [chosen[where] for where in sorted(chosen)]
+
+
+def decide(points_by_side, operation, default, algorithms, sizes=None):
+    """One row per (communicator size, bytes) of `operation`'s measured calls
+    (measured_keys): each algorithm's comparison with `default` (intervals at
+    the family's level: 95 % for all the algorithms of a size together), and
     the choice."""
     base = points_by_side.get(default) or {}
     rows = []
-    for ident in sorted(base, key=lambda i: (i[2], -1 if i[3] is None else i[3])):
-        communicator, op, size, _ = ident
-        if communicator != WORLD or op != operation:
-            continue
+    for ident in measured_keys(base, operation, sizes):
+        _, _, size, _ = ident
         default_point = base[ident]
         pooled = stats.pooled_median(default_point.get("valid_t_global_pool"))
         row = {"operation": operation, "processes": default_point.get("size"), "bytes": size,
