@@ -150,6 +150,16 @@ def test_imb_is_tuned_on_its_own_communicator_within_the_sizes_asked(tmp_path, m
         {"2", "4", "64", "1024"}
 
 
+def test_the_usual_method_ranks_averages_within_the_sizes_asked():
+    averages = {("allreduce", 2, 0): {"0": [1.0], "3": [0.5]},  # IMB prints 0 bytes whatever
+                ("allreduce", 2, 8): {"0": [10.0, 12.0, 11.0], "3": [9.0, 9.5, 30.0], "4": [11.0]},
+                ("allreduce", 2, 16): {"0": [10.0], "4": [10.0]}}
+    assert decide.usual_choices(averages, "0") == {(2, 0): ("3", 0.5), (2, 8): ("3", 9.5 / 11.0),
+                                                   (2, 16): ("0", 1.0)}
+    assert decide.usual_choices(averages, "0", (8, 65536)) == {(2, 8): ("3", 9.5 / 11.0),
+                                                               (2, 16): ("0", 1.0)}
+
+
 def test_sizes_must_be_a_range(tmp_path):
     result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
                   "--sizes", "1024:4")

@@ -429,7 +429,7 @@ class Tuning:
                 continue
             _, ok_runs, _ = runs_of(directory)
             averages = stats.collect_points([(run["status"]["side"], run["rows"]) for run in ok_runs])
-            found[collective] = decide_module.usual_choices(averages, self.default)
+            found[collective] = decide_module.usual_choices(averages, self.default, self.args.size_range)
         return found
 
 

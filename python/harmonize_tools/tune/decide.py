@@ -104,14 +104,17 @@ def choices_of(rows, collective):
     return {collective: by_size} if by_size else {}
 
 
-def usual_choices(points, default):
-    """The usual method, for comparison: per (processes, bytes) the algorithm
-    with the lowest benchmark average (median over runs of what OSU or IMB
-    prints after its native barrier), no interval asked. `points` is
-    ab.stats.collect_points' {(benchmark, processes, size): {side: [avg per run]}}.
-    Returns {(processes, bytes): (algorithm, its average / the default's)}."""
+def usual_choices(points, default, sizes=None):
+    """The usual method, for comparison: per (processes, bytes) within
+    `sizes` (MIN, MAX; None: any) the algorithm with the lowest benchmark
+    average (median over runs of what OSU or IMB prints after its native
+    barrier), no interval asked. `points` is ab.stats.collect_points'
+    {(benchmark, processes, size): {side: [avg per run]}}. Returns
+    {(processes, bytes): (algorithm, its average / the default's)}."""
     chosen = {}
     for (_, processes, size), by_side in points.items():
+        if sizes and not sizes[0] <= size <= sizes[1]:
+            continue  # IMB prints 0 bytes whatever -msglog says
         medians = {side: stats.median(values) for side, values in by_side.items() if values}
         if default not in medians or not medians[default]:
             continue
