@@ -31,8 +31,9 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int one = 1, sum = 0;
-  const int world_ok = MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS &&
-                       MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+  const int world_ok =
+      MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS &&
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
   for (int i = 0; i < live; ++i) MPI_Comm_free(&comms[i]);
   free(comms);
   if (rank == 0) printf("live %d barrier_errors %d world_ok %d\n", live, barrier_errors, world_ok);

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   int self_flag = -1;
   MPIX_Harmonize(MPI_COMM_SELF, &self_flag);
   if (rank == 0)
-    printf("explicit: before=%d valid=%d of %d self_flag=%d\n", before, valid, iterations, self_flag);
+    printf("explicit: before=%d valid=%d of %d self_flag=%d\n", before, valid, iterations,
+           self_flag);
   MPI_Finalize();
   return 0;
 }
