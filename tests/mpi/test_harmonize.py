@@ -52,7 +52,10 @@ def harmonized_better_than_native(native_world, world, btl):
 
 
 def flagged_as_not_harmonized(stderr):
-    return any(line.startswith("harmonize: warning: MPI_COMM_WORLD:") and "exit skew p50" in line
+    # Whatever the symptom it names (the exit skew, or the share of missed
+    # deadlines: 10 % once on MPICH over TCP beside a hog), the warning says
+    # the timings are not synchronized.
+    return any(line.startswith("harmonize: warning: MPI_COMM_WORLD:") and "not synchronized" in line
                for line in stderr.splitlines())
 
 
