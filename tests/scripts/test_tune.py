@@ -160,6 +160,21 @@ def test_the_usual_method_ranks_averages_within_the_sizes_asked():
                                                                (2, 16): ("0", 1.0)}
 
 
+@pytest.mark.parametrize("fault", ["FAKE_CRASH", "FAKE_HANG"])
+def test_an_algorithm_that_crashes_or_hangs_is_failed_and_the_others_decide(tmp_path, monkeypatch, fault):
+    # 3 would win everywhere, but its runs die (or hang) after the first size.
+    monkeypatch.setenv(fault, "3")
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--timeout", "3", "--no-verify", algorithms_model="3:0.5,4:1024=0.4,1:2.0,2:1.0")
+    assert result.returncode == 1, result.stdout + result.stderr  # some runs failed
+    rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
+    assert {row["bytes"] for row in rows if row["algorithm"] == "3" and row["failed"] == "true"} == \
+        {"4", "64", "1024"}
+    assert {(row["bytes"], row["algorithm"]) for row in rows if row["chosen"] == "true"} == {("1024", "4")}
+    table = (tmp_path / "out" / "table.txt").read_text()
+    assert table.count("failed: no run measured this size") == 3
+
+
 def test_sizes_must_be_a_range(tmp_path):
     result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
                   "--sizes", "1024:4")
@@ -359,6 +374,7 @@ def test_mpich_choices_keep_the_conditions_the_library_uses_them_under():
     (["--mpi", "openmpi", "--arrival", "rank:0"], "--arrival:"),
     (["--mpi", "openmpi", "--max-runs", "9"], "--max-runs needs --until-decided"),
     (["--mpi", "openmpi", "--until-decided", "--max-time", "soon"], "--max-time 'soon'"),
+    (["--mpi", "openmpi", "--timeout", "0"], "--timeout must be a positive"),
 ])
 def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
     result = tune(tmp_path / "out", *arguments)

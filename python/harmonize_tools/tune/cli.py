@@ -4,7 +4,7 @@ measurements, and write the MPI library's own decision file.
 usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX]
                       [--runs N | --until-decided [--max-runs N] [--max-time T]]
                       [--mpi openmpi|mpich] [--arrival PATTERN] [--compare-usual]
-                      [--no-verify] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
+                      [--timeout SECONDS] [--no-verify] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
 
 BENCHMARK is an OSU Micro-Benchmarks directory (osu_<collective> is found in
 it), an IMB-MPI1 binary (the collective is named to it), or, with a single
@@ -19,7 +19,9 @@ DIR/<collective> holds those runs and harmonize-ab's tables
 size and message size each algorithm's t_global of the valid calls is set
 against the default's (harmonize-ab's ratio with its 95 % interval over calls
 and runs); the fastest one that is decidedly faster is chosen, else the
-default stays (a tie, or every algorithm decidedly slower).
+default stays (a tie, or every algorithm decidedly slower). An algorithm no
+run of which measured a size (it crashed, or hung past --timeout, default
+600 s a run) is listed as failed there and never chosen; the others decide.
 
 --until-decided: after the --runs (default 5; at least 3 decide anything),
 one more run of every algorithm at a time, interleaved as before, while a
@@ -113,6 +115,9 @@ def build_parser():
     parser.add_argument("--compare-usual", action="store_true",
                         help="also rank the algorithms the usual way (the benchmark's averages after its "
                              "native barrier, mode observe), write that file too, and verify both")
+    parser.add_argument("--timeout", type=float, default=600,
+                        help="seconds per run (default 600): a run that takes longer (an algorithm that "
+                             "hangs) is stopped and counted failed")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the verification (the default against the written file)")
     parser.add_argument("-o", "--output", required=True, help="output directory")
@@ -218,7 +223,7 @@ def say(args, text):
 
 def run_sides(args, script_dir, directory, sides, command, runs):
     argv = [sys.executable, str(script_dir / "harmonize-ab"), "-n", str(runs), "-o", str(directory),
-            "--no-plots", *sides]
+            "--no-plots", "--timeout", f"{args.timeout:g}", *sides]
     if (directory / "plan.json").exists():
         argv.append("--resume")
     if args.library:
@@ -358,6 +363,8 @@ def table_text(rows, names):
         named = names.get(row["operation"], {})
         for algorithm, comparison in row["versus"].items():
             lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} {ratio_text(comparison)}")
+        for algorithm in row.get("failed", []):
+            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} failed: no run measured this size")
         choice = row["choice"]
         if choice != row["default"]:
             ratio = row["versus"][choice]["delta"]
@@ -374,13 +381,15 @@ def decisions_csv(rows, names):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["operation", "processes", "bytes", "algorithm", "name", "ratio_to_default",
-                     "ratio_low95", "ratio_high95", "decided", "chosen", "tie"])
+                     "ratio_low95", "ratio_high95", "decided", "chosen", "tie", "failed"])
     for row in rows:
-        for algorithm, comparison in row["versus"].items():
+        compared = [(a, c, False) for a, c in row["versus"].items()] + \
+            [(a, None, True) for a in row.get("failed", [])]
+        for algorithm, comparison, failed in compared:
             writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm,
                              names.get(row["operation"], {}).get(algorithm, ""),
                              *comparison_cells(comparison), str(row["choice"] == algorithm).lower(),
-                             str(row["tie"]).lower()])
+                             str(row["tie"]).lower(), str(failed).lower()])
     return buffer.getvalue()
 
 
@@ -484,6 +493,8 @@ def run(args, script_dir):
                          f"{', '.join(algorithms_module.COLLECTIVES)}")
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be a positive number of seconds")
     args.size_range = size_range(args.sizes)
     try:
         args.limits = ab_decide.budget(argparse.Namespace(

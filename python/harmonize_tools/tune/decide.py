@@ -62,6 +62,9 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
                "default": default, "default_t_global": pooled[1] if pooled else None, "versus": {}}
         others = [a for a in algorithms if a != default]
         level = family_level(len(others))
+        # No run of it measured this size: it crashed, hung or failed there
+        # (harmonize-ab keeps each run's status); never chosen, and said.
+        row["failed"] = [a for a in others if (points_by_side.get(a) or {}).get(ident) is None]
         for algorithm in others:
             point = (points_by_side.get(algorithm) or {}).get(ident)
             if point is None:
