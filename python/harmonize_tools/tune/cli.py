@@ -160,7 +160,7 @@ def size_range(text):
 
 
 def benchmark_command(command, collective, sizes, single):
-    """The command line that measures `collective`."""
+    """The command line that measures `collective` (`sizes`: size_range's)."""
     launcher, _ = split_launcher(command)
     position = benchmark_position(command) if launcher else 0
     if position is None:
@@ -170,11 +170,10 @@ def benchmark_command(command, collective, sizes, single):
         found = sorted(program.rglob(f"osu_{collective}"))
         if not found:
             raise UsageError(f"{program}: no osu_{collective} in this OSU directory")
-        extra = ["-m", sizes] if sizes else []
+        extra = ["-m", f"{sizes[0]}:{sizes[1]}"] if sizes else []
         return head + [str(found[0])] + extra + tail
     if program.name.startswith("IMB-"):
-        extra = ["-msglog", ":".join(str(max(0, int(s).bit_length() - 1)) for s in sizes.split(":"))] \
-            if sizes else []
+        extra = ["-msglog", ":".join(str(max(0, s.bit_length() - 1)) for s in sizes)] if sizes else []
         return head + [str(program), IMB_NAMES[collective]] + extra + tail
     if not single:
         raise UsageError(f"{program.name} is neither an OSU directory nor IMB-MPI1: give one collective")
@@ -508,7 +507,7 @@ def run(args, script_dir):
         except ValueError as error:
             raise UsageError(f"--arrival: {error}") from error
     mpi = mpi_of(args, command)
-    commands = {c: benchmark_command(command, c, args.sizes, len(collectives) == 1) for c in collectives}
+    commands = {c: benchmark_command(command, c, args.size_range, len(collectives) == 1) for c in collectives}
     offered = algorithms_module.list_algorithms(mpi, collectives, args.ompi_info, args.mpivars)
     # MPICH's file replaces its whole selection tree: the library's own, before any run.
     builtin = mpich_builtin(args) if mpi == "mpich" else None

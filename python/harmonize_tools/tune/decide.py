@@ -28,6 +28,11 @@ def family_level(compared, level=0.95):
     return 1.0 - (1.0 - level) / max(1, compared)
 
 
+def within(sizes, size):
+    """Whether `size` lies in `sizes` (MIN, MAX bytes; None: any size does)."""
+    return not sizes or sizes[0] <= size <= sizes[1]
+
+
 def measured_keys(base, operation, sizes=None):
     """The keys of `operation` to decide on: per (communicator size, bytes,
     root) the communicator that made the most calls, within `sizes` (MIN,
@@ -39,7 +44,7 @@ def measured_keys(base, operation, sizes=None):
     chosen = {}
     for ident, point in base.items():
         _, op, size, root = ident
-        if op != operation or (sizes and not sizes[0] <= size <= sizes[1]):
+        if op != operation or not within(sizes, size):
             continue
         where = (point.get("size") or 0, size, -1 if root is None else root)
         if where not in chosen or point.get("calls", 0) > base[chosen[where]].get("calls", 0):
@@ -62,14 +67,14 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
                "default": default, "default_t_global": pooled[1] if pooled else None, "versus": {}}
         others = [a for a in algorithms if a != default]
         level = family_level(len(others))
+        points = {a: (points_by_side.get(a) or {}).get(ident) for a in others}
         # No run of it measured this size: it crashed, hung or failed there
         # (harmonize-ab keeps each run's status); never chosen, and said.
-        row["failed"] = [a for a in others if (points_by_side.get(a) or {}).get(ident) is None]
-        for algorithm in others:
-            point = (points_by_side.get(algorithm) or {}).get(ident)
-            if point is None:
-                continue
-            row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point), level=level)
+        row["failed"] = [a for a, point in points.items() if point is None]
+        for algorithm, point in points.items():
+            if point is not None:
+                row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point),
+                                                              level=level)
         faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and c["delta_high"] < 1.0}
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
         # The default stays either way; a tie when some algorithm could not be told from it.
@@ -116,7 +121,7 @@ def usual_choices(points, default, sizes=None):
     {(processes, bytes): (algorithm, its average / the default's)}."""
     chosen = {}
     for (_, processes, size), by_side in points.items():
-        if sizes and not sizes[0] <= size <= sizes[1]:
+        if not within(sizes, size):
             continue  # IMB prints 0 bytes whatever -msglog says
         medians = {side: stats.median(values) for side, values in by_side.items() if values}
         if default not in medians or not medians[default]:

@@ -410,19 +410,23 @@ void BarrierProtocol::flush_log() {
   if (!settings_.resync_at_flush) return;
   // Rank 0 decides, so that every member resyncs, and flushes next, at the
   // same call.
-  const double per_call = root && n > 0 ? (clock_.clock().now() - batch_start) / n : 0.0;
-  const auto next_flush = [&] {
-    const double until_expiry = clock_.expires_at() - clock_.clock().now();
-    return static_cast<double>(logic::calls_until_expiry(until_expiry, per_call, log_.capacity()));
+  double per_call = 0;
+  const auto next_flush = [&](double now) {
+    return static_cast<double>(
+        logic::calls_until_expiry(clock_.expires_at() - now, per_call, log_.capacity()));
   };
   double told[2] = {0, 0};  // expired, calls until the next flush
-  if (root) told[0] = as_double(clock_.clock().now() > clock_.expires_at());
-  if (root && told[0] == 0) told[1] = next_flush();
+  if (root) {
+    const double now = clock_.clock().now();
+    per_call = n > 0 ? (now - batch_start) / static_cast<double>(n) : 0.0;
+    told[0] = as_double(now > clock_.expires_at());
+    if (told[0] == 0) told[1] = next_flush(now);
+  }
   members_.broadcast_from_root(told, 0);
   if (told[0] != 0) {
     resync_agreed();
     if (given_up()) return;
-    if (root) told[1] = next_flush();
+    if (root) told[1] = next_flush(clock_.clock().now());
     members_.broadcast_from_root(std::span(&told[1], 1), 0);
   }
   log_.flush_at(static_cast<std::size_t>(told[1]));
