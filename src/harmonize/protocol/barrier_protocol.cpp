@@ -46,18 +46,27 @@ void nap_for(double nap) {
 // ended the spin. A plain spin: the CPU's pause instruction between reads
 // (x86 `pause`) was measured against it and left later (docs/barrier.md,
 // "Spin").
-double wait_until(const clock::GlobalClock& clock, double deadline, double t, bool yield) {
+double wait_until(const clock::GlobalClock& clock, double deadline, double t,
+                  [[maybe_unused]] bool yield) {
 #ifdef HARMONIZE_SMPI
-  // In SimGrid every read of the clock is a call into the simulator (which
-  // advances simulated time by smpi/wtime): a spin of microseconds would cost
-  // thousands of them, wall time that bought nothing. Sleep (simulated) through
-  // 99 % of what is left while that is more than a few reads, then spin as
-  // usual: the exit keeps a spin's precision at any clock rate within 1 %.
-  constexpr double kSpinTail = 100e-9;
-  while (deadline - t > kSpinTail) {
-    nap_for(0.99 * (deadline - t));
+  // In SimGrid every read of the clock is a call into the simulator, wall
+  // time that buys nothing, and harmonize-scale makes reads cost no simulated
+  // time (smpi/wtime:0), so a spin would never end. Nap (simulated) to the
+  // deadline instead: the first nap stops short by what the global clock's
+  // rate may differ from simulated time (test clocks: 50 ppm), the second
+  // closes the rest and a nanosecond more, SimGrid's time precision.
+  constexpr double kRate = 1e-4;
+  constexpr double kPrecision = 1e-9;
+  constexpr int kMostNaps = 16;  // a nap that did not move the clock ends here
+  if (deadline - t > 1e-6) {
+    nap_for((deadline - t) * (1 - kRate));
     t = clock.now();
   }
+  for (int nap = 0; nap < kMostNaps && t < deadline; ++nap) {
+    nap_for((deadline - t) * (1 + kRate) + kPrecision);
+    t = clock.now();
+  }
+  return t;
 #else
   // A spin of milliseconds (HARMONIZE_ARRIVAL's delays, a slack set that
   // long) is preempted now and then even on an idle node: 1-3 late exits in
@@ -69,7 +78,6 @@ double wait_until(const clock::GlobalClock& clock, double deadline, double t, bo
     nap_for(deadline - t - kSpinTail);
     t = clock.now();
   }
-#endif
   if (yield) {
     while (t < deadline) {
       sched_yield();
@@ -78,6 +86,7 @@ double wait_until(const clock::GlobalClock& clock, double deadline, double t, bo
   }
   while (t < deadline) t = clock.now();
   return t;
+#endif
 }
 
 // Flags travel as doubles through a MAX reduction: any member's is everybody's.
