@@ -53,8 +53,9 @@ double wait_until(const clock::GlobalClock& clock, double deadline, double t,
   // time that buys nothing, and harmonize-scale makes reads cost no simulated
   // time (smpi/wtime:0), so a spin would never end. Nap (simulated) to the
   // deadline instead: the first nap stops short by what the global clock's
-  // rate may differ from simulated time (test clocks: 50 ppm), the second
-  // closes the rest and a nanosecond more, SimGrid's time precision.
+  // rate may differ from simulated time (100 ppm, twice the test clocks'
+  // drift), the second closes the rest and a nanosecond more, SimGrid's time
+  // precision.
   constexpr double kRate = 1e-4;
   constexpr double kPrecision = 1e-9;
   constexpr int kMostNaps = 16;  // a nap that did not move the clock ends here
