@@ -33,9 +33,11 @@ from .common import parse_duration, tools_dir
 #                           the machine running the simulation.
 #   wtime:0                 a clock read costs no simulated time (25 ns made
 #                           every read a simulated sleep, a fifth of a
-#                           1024-rank run's wall time). The
-#                           library's wait naps to its deadline instead of
-#                           spinning (barrier_protocol.cpp, wait_until).
+#                           1024-rank run's wall time). The library's wait
+#                           naps to its deadline instead of spinning
+#                           (barrier_protocol.cpp, wait_until); a program
+#                           that spins on its clock needs --cfg
+#                           smpi/wtime:2.5e-8 (a later --cfg wins).
 #   bcast:binomial_tree     SMPI names every new communicator with a bcast;
 #                           the selected one (mvapich2_knomial_intra_node)
 #                           first maps the nodes with a ring allgather, P^2
