@@ -45,6 +45,14 @@ class ModelStack {
   const ErrorBound& error_bound() const noexcept { return bound_; }
   std::span<const LinearModel> levels() const noexcept { return levels_; }
   std::size_t depth() const noexcept { return levels_.size(); }
+  // The whole stack as one model of the time source (a sync measures a pair
+  // on its two sources, whose relation stays linear across the syncs that
+  // change every level above them).
+  LinearModel composite() const noexcept {
+    LinearModel all;
+    for (const LinearModel& level : levels_) all = then(all, level);
+    return all;
+  }
   bool operator==(const ModelStack&) const = default;
 
   // Byte layout (version 3): magic "HCLK", u32 version, u32 depth, the bound

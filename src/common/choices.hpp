@@ -21,8 +21,8 @@ enum class Scheme { h2hca, hca3, h3hca, none };
 inline constexpr std::array<std::string_view, 4> kSchemeNames{"h2hca", "hca3", "h3hca", "none"};
 static_assert(static_cast<std::size_t>(Scheme::none) + 1 == kSchemeNames.size());
 
-// automatic: offset-only until the fit points span more than one sync
-// (kMinDriftBaseline), then a linear model whose slope is kept only when it
+// automatic: offset-only until the fit points span two syncs at least
+// kMinDriftBaseline apart, then a linear model whose slope is kept only when it
 // is statistically significant (|slope| > 2 standard errors). A single sync's
 // millisecond is too short to see a drift reliably (see choose_model); over
 // seconds of history the linear model of paper 001 is the best one.

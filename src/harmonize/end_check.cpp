@@ -9,28 +9,6 @@
 
 namespace harmonize {
 
-std::vector<int> end_check_ranks(const sync::Layout& layout) {
-  const int size = static_cast<int>(layout.of_rank.size());
-  std::vector<int> leaders, others;
-  for (int rank = 1; rank < size; ++rank) {
-    const int node = layout.of_rank[static_cast<std::size_t>(rank)].node;
-    const bool first_of_node =
-        std::none_of(layout.of_rank.begin(), layout.of_rank.begin() + rank,
-                     [node](const sync::Placement& p) { return p.node == node; });
-    (first_of_node ? leaders : others).push_back(rank);
-  }
-  // Evenly spread picks of `from`, at most `count` of them.
-  const auto pick = [](const std::vector<int>& from, int count, std::vector<int>& into) {
-    const int n = static_cast<int>(from.size());
-    for (int index : sync::sample_ranks(n + 1, count))
-      into.push_back(from[static_cast<std::size_t>(index - 1)]);
-  };
-  std::vector<int> checked;
-  pick(leaders, sync::kMaxCheckedRanks, checked);
-  pick(others, sync::kMaxCheckedRanks - static_cast<int>(checked.size()), checked);
-  return checked;
-}
-
 std::optional<report::ClockCheckInfo> check_world_clock_at_end(const EndCheckInputs& in) {
   if (in.world == MPI_COMM_NULL || in.layout == nullptr) return std::nullopt;
   const int size = static_cast<int>(in.layout->of_rank.size());
@@ -40,7 +18,7 @@ std::optional<report::ClockCheckInfo> check_world_clock_at_end(const EndCheckInp
   // All sync traffic of the world clock is over: its tag is free.
   sync::GroupTransport world(in.world, std::move(everybody), sync::kWorldGroupTag);
   world.set_yield_while_waiting(in.yield_while_waiting);
-  const std::vector<int> checked = end_check_ranks(*in.layout);
+  const std::vector<int> checked = sync::end_check_ranks(*in.layout);
 
   const double started = in.clock.source().now();
   const std::vector<sync::ClockCheck> results = sync::check_global_clock(world, in.clock, checked);

@@ -27,10 +27,6 @@ struct EndCheckInputs {
   const clock::TimeSource* truth = nullptr;
 };
 
-// Which world ranks are checked: node leaders first (they carry the node's
-// clock), then other ranks, evenly sampled, at most sync::kMaxCheckedRanks.
-std::vector<int> end_check_ranks(const sync::Layout& layout);
-
 // Collective over `inputs.world`. The result on world rank 0, nullopt
 // elsewhere (and on a one-process job). Throws sync::MpiError.
 std::optional<report::ClockCheckInfo> check_world_clock_at_end(const EndCheckInputs& inputs);

@@ -56,7 +56,16 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
                                                              policy_.collectives, thread_multiple_);
   crowding_ = sync::node_crowding(world_);
   clocks_.sync_settings.on_oversubscribed_node(crowding_.oversubscribed);
-  layout_ = sync::gather_layout(world_, clocks_.virtual_node_of_rank,
+  // Per-host test clocks found the shared-memory nodes already (for the
+  // skews): the layout takes them instead of splitting and gathering again
+  // (9 s of a 4 096-rank simulation's start).
+  std::function<int(int)> node_of_rank = clocks_.virtual_node_of_rank;
+  if (!node_of_rank && clocks_.test_clock.per_host) {
+    node_of_rank = [this](int rank) {
+      return clocks_.test_clock.host_of_rank.at(static_cast<std::size_t>(rank));
+    };
+  }
+  layout_ = sync::gather_layout(world_, node_of_rank,
                                 clocks_.sync_settings.scheme == sync::Scheme::h3hca);
   node_ = sync::node_number(layout_, world_rank_);
   arrival_.emplace(policy_.arrival, policy_.mode == config::Mode::harmonize, world_size_,

@@ -34,4 +34,10 @@ NodeNumber node_number(const Layout& layout, int rank);
 // on every rank: the layout is the job's.
 bool copies_models_within_a_node(const Layout& layout, Scheme scheme);
 
+// Which world ranks Check-Global-Clock measures at MPI_Finalize: node
+// leaders first (they carry the node's clock), then other ranks, evenly
+// sampled, at most kMaxCheckedRanks (sync/clock_check.hpp). O(P): every rank
+// runs it.
+std::vector<int> end_check_ranks(const Layout& layout);
+
 }  // namespace harmonize::sync

@@ -21,12 +21,14 @@ constexpr double kReleased = -1.0;
 // slower here (up to 5 % of a sync), and the client can evaluate the bound
 // at every later stamp itself.
 using Pong = std::array<double, 1>;  // the reference's stamp
-// stamp, then the bound: at, value, rate, likely_value, likely_rate
-using PongWithBound = std::array<double, 6>;
+// stamp, the bound (at, value, rate, likely_value, likely_rate), then the
+// reference clock as one model of its time source (slope, intercept)
+using PongWithBound = std::array<double, 8>;
 
 struct Exchanges {
   std::vector<Exchange> exchanges;
-  clock::ErrorBound reference;  // of the reference's clock, as its first pong said
+  clock::ErrorBound reference;         // of the reference's clock, as its first pong said
+  clock::LinearModel reference_model;  // its clock from its time source, ditto
 };
 
 Exchanges run_exchanges(Transport& transport, int reference, const clock::GlobalClock& clk,
@@ -45,6 +47,7 @@ Exchanges run_exchanges(Transport& transport, int reference, const clock::Global
       e.client_recv = clk.now();
       e.reference = pong[0];
       run.reference = clock::ErrorBound{pong[1], pong[2], pong[3], pong[4], pong[5]};
+      run.reference_model = clock::LinearModel{pong[6], pong[7]};
     } else {
       Pong pong{};
       transport.recv(reference, pong);
@@ -84,7 +87,7 @@ OffsetMeasurement measure_offset_with_bound(Transport& transport, int reference,
                              ? mean_rtt_offset(run.exchanges, mean_rtt)
                              : skampi_offset(run.exchanges);
   const ReferenceBounds bounds = reference_bounds_during(run);
-  return OffsetMeasurement{point, bounds.proven, bounds.likely};
+  return OffsetMeasurement{point, bounds.proven, bounds.likely, run.reference, run.reference_model};
 }
 
 FitPoint measure_offset_as_client(Transport& transport, int reference,
@@ -107,8 +110,9 @@ void serve_as_reference(Transport& transport, int client, const clock::GlobalClo
     // inside the client's send/receive window, and as near its middle as we can.
     if (ping[0] == kExchangeWithBound) {
       const clock::ErrorBound& bound = clk.error_bound();
-      const PongWithBound pong{clk.now(),  bound.at,           bound.value,
-                               bound.rate, bound.likely_value, bound.likely_rate};
+      const clock::LinearModel model = clk.models().composite();
+      const PongWithBound pong{clk.now(),          bound.at,          bound.value, bound.rate,
+                               bound.likely_value, bound.likely_rate, model.slope, model.intercept};
       transport.send(client, pong);
     } else {
       const Pong pong{clk.now()};

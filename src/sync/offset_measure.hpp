@@ -18,11 +18,14 @@ FitPoint measure_offset_as_client(Transport& transport, int reference,
 
 // The same, with what the reference said about its clock: its bound, the
 // proven and the likely one, at the latest of its stamps (its clock is at
-// most this far from the world reference during the measurement).
+// most this far from the world reference during the measurement), the whole
+// bound, and its clock as one model of its time source (ModelStack::composite).
 struct OffsetMeasurement {
   FitPoint point;
   double reference_bound = 0;
   double reference_likely = 0;
+  clock::ErrorBound reference_error;
+  clock::LinearModel reference_model;
 };
 OffsetMeasurement measure_offset_with_bound(Transport& transport, int reference,
                                             const clock::GlobalClock& clk, const Settings& settings,

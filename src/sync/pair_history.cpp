@@ -11,12 +11,22 @@ namespace harmonize::sync {
 
 namespace {
 
-void drop_stalled(std::vector<FitPoint>& batch, double factor) {
+// The two lists are one set of measurements: a point goes from both.
+void drop_stalled(std::vector<FitPoint>& on_sources, std::vector<FitPoint>& to_world,
+                  double factor) {
   double best = std::numeric_limits<double>::infinity();
-  for (const FitPoint& p : batch)
+  for (const FitPoint& p : on_sources)
     if (p.uncertainty > 0) best = std::min(best, p.uncertainty);
   if (!std::isfinite(best)) return;  // uncertainties unknown
-  std::erase_if(batch, [&](const FitPoint& p) { return p.uncertainty > factor * best; });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < on_sources.size(); ++i) {
+    if (on_sources[i].uncertainty > factor * best) continue;
+    on_sources[kept] = on_sources[i];
+    to_world[kept] = to_world[i];
+    ++kept;
+  }
+  on_sources.resize(kept);
+  to_world.resize(kept);
 }
 
 }  // namespace
@@ -25,34 +35,39 @@ void PairHistory::note_uncertainty(double uncertainty) {
   if (uncertainty > 0) best_uncertainty_ = std::min(best_uncertainty_, uncertainty);
 }
 
-void PairHistory::add(std::vector<FitPoint> batch, int max_batches, double max_age) {
-  drop_stalled(batch, kStallFactor);
-  if (batch.empty()) return;
-  const double newest_t = batch.back().t;
-  batches_.push_back(std::move(batch));
+void PairHistory::add(std::vector<FitPoint> on_sources, std::vector<FitPoint> to_world,
+                      int max_batches, double max_age) {
+  if (to_world.size() != on_sources.size()) return;  // not one set of measurements
+  drop_stalled(on_sources, to_world, kStallFactor);
+  if (on_sources.empty()) return;
+  const double newest_t = on_sources.back().t;
+  batches_.push_back(Batch{std::move(on_sources), std::move(to_world)});
   while (batches_.size() > 1 && (static_cast<int>(batches_.size()) > max_batches ||
-                                 newest_t - batches_.front().back().t > max_age)) {
+                                 newest_t - batches_.front().on_sources.back().t > max_age)) {
     batches_.pop_front();
   }
 }
 
 std::vector<FitPoint> PairHistory::all_points() const {
   std::vector<FitPoint> points;
-  for (const auto& batch : batches_) points.insert(points.end(), batch.begin(), batch.end());
+  for (const auto& batch : batches_)
+    points.insert(points.end(), batch.on_sources.begin(), batch.on_sources.end());
   return points;
 }
 
-std::vector<FitPoint> PairHistory::bound_points() const {
+std::vector<FitPoint> PairHistory::bound_points(std::vector<FitPoint> Batch::*which) const {
   std::vector<FitPoint> points;
   if (batches_.empty()) return points;
-  points.reserve(batches_.size() + batches_.back().size());
+  const std::vector<FitPoint>& newest = batches_.back().*which;
+  points.reserve(batches_.size() + newest.size());
   for (const auto& batch : batches_) {
+    const std::vector<FitPoint>& list = batch.*which;
     const auto tightest =
-        std::min_element(batch.begin(), batch.end(),
+        std::min_element(list.begin(), list.end(),
                          [](const FitPoint& a, const FitPoint& b) { return a.bound < b.bound; });
     points.push_back(*tightest);
   }
-  points.insert(points.end(), batches_.back().begin(), batches_.back().end());
+  points.insert(points.end(), newest.begin(), newest.end());
   return points;
 }
 
@@ -64,11 +79,8 @@ clock::ErrorBound bound_from(std::span<const FitPoint> points, std::size_t batch
   return model_error_bound(points, drift, model, max_drift);
 }
 
-}  // namespace
-
-clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
-                                 double max_drift) {
-  std::vector<FitPoint> points = history.bound_points();
+clock::ErrorBound error_bound_from(std::vector<FitPoint> points, const PairHistory& history,
+                                   const clock::LinearModel& model, double max_drift) {
   clock::ErrorBound bound = bound_from(points, history.batches(), model, max_drift);
   // The same maths on the likely half-widths gives the likely bound. A point
   // without one (not set) keeps its proven half-width.
@@ -83,6 +95,18 @@ clock::ErrorBound error_bound_of(const PairHistory& history, const clock::Linear
   return bound;
 }
 
+}  // namespace
+
+clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
+                                 double max_drift) {
+  return error_bound_from(history.bound_points(), history, model, max_drift);
+}
+
+clock::ErrorBound pair_error_bound(const PairHistory& history, const clock::LinearModel& pair,
+                                   double max_drift) {
+  return error_bound_from(history.bound_points_on_sources(), history, pair, max_drift);
+}
+
 namespace {
 
 // Offset-only model for the end of the newest batch. A plain mean would sit
@@ -90,16 +114,17 @@ namespace {
 // for 100 ppm and a 0.4 ms sync); the batch's own regression, evaluated at
 // its last point, is not - its slope only places the offset, it is never
 // extrapolated beyond the batch.
-clock::LinearModel offset_at_end_of(const std::vector<FitPoint>& batch) {
+clock::LinearModel offset_at_end_of(const std::vector<FitPoint>& batch, double slope) {
   const LinearFit fit = fit_linear(batch);
-  return clock::LinearModel{0.0, fit.model.offset_at(batch.back().t)};
+  const double end = batch.back().t;
+  return clock::LinearModel{slope, fit.model.offset_at(end) - slope * end};
 }
 
 }  // namespace
 
-clock::LinearModel choose_model(const PairHistory& history, ModelKind kind) {
+clock::LinearModel choose_model(const PairHistory& history, ModelKind kind, double known_slope) {
   if (history.empty()) return {};
-  if (kind == ModelKind::offset_only) return offset_at_end_of(history.newest());
+  if (kind == ModelKind::offset_only) return offset_at_end_of(history.newest(), known_slope);
   const auto points = history.all_points();
   const LinearFit fit = fit_linear(points);
   double slope = fit.model.slope;
@@ -110,7 +135,8 @@ clock::LinearModel choose_model(const PairHistory& history, ModelKind kind) {
     // sync's slope made the error 10 s later worse than no slope at all.
     // So the slope must come from a baseline spanning syncs.
     const double baseline = points.back().t - points.front().t;
-    if (baseline < kMinDriftBaseline) return offset_at_end_of(history.newest());
+    if (history.batches() < 2 || baseline < kMinDriftBaseline)
+      return offset_at_end_of(history.newest(), known_slope);
     // And even then it must stand out of the noise: extrapolating noise is
     // worse than none (one machine's shared clock has no drift at all).
     if (!(std::abs(slope) > 2.0 * fit.slope_stderr)) slope = 0.0;

@@ -4,6 +4,11 @@
 // observable over a long baseline: one sync spans a millisecond, the gaps
 // between syncs span seconds, so keeping earlier fit points is what turns
 // microseconds of error 10 s later into nanoseconds.
+// Every point is kept twice: between the two time sources (what the model is
+// fitted on: physical, linear, untouched by either side's resyncs) and
+// against the world reference (the offset to the reference's clock, widened
+// by that clock's bound when measured: what bounds the error directly, under
+// the physical drift limit, sync/error_bound_fit.hpp).
 #include <deque>
 #include <limits>
 #include <vector>
@@ -22,7 +27,12 @@ class PairHistory {
   // Points whose uncertainty exceeds kStallFactor x the batch's best are
   // dropped first: they were caught in a stall (preemption on a loaded core,
   // a TCP hiccup) and their error can be as large as that uncertainty.
-  void add(std::vector<FitPoint> batch, int max_batches, double max_age);
+  void add(std::vector<FitPoint> on_sources, std::vector<FitPoint> to_world, int max_batches,
+           double max_age);
+  // One set of points for both (tests; a pair whose clocks are its sources).
+  void add(const std::vector<FitPoint>& batch, int max_batches, double max_age) {
+    add(batch, batch, max_batches, max_age);
+  }
   void clear() { batches_.clear(); }
 
   // A point's uncertainty: the tightest this pair ever reaches (warm-up
@@ -35,12 +45,14 @@ class PairHistory {
   }
   bool empty() const { return batches_.empty(); }
   std::size_t batches() const { return batches_.size(); }
+  // Every point on the sources (what the model is fitted on).
   std::vector<FitPoint> all_points() const;
-  // What the error bound is computed from, in one allocation: the tightest
+  // What an error bound is computed from, in one allocation: the tightest
   // point of every batch (oldest first; they bound the drift), then every
-  // point of the newest batch.
-  std::vector<FitPoint> bound_points() const;
-  const std::vector<FitPoint>& newest() const { return batches_.back(); }
+  // point of the newest batch; against the world reference or on the sources.
+  std::vector<FitPoint> bound_points() const { return bound_points(&Batch::to_world); }
+  std::vector<FitPoint> bound_points_on_sources() const { return bound_points(&Batch::on_sources); }
+  const std::vector<FitPoint>& newest() const { return batches_.back().on_sources; }
 
   static constexpr double kStallFactor = 3.0;
 
@@ -48,14 +60,25 @@ class PairHistory {
   double mean_rtt = -1;
 
  private:
-  std::deque<std::vector<FitPoint>> batches_;
+  struct Batch {
+    std::vector<FitPoint> on_sources;
+    std::vector<FitPoint> to_world;
+  };
+  std::vector<FitPoint> bound_points(std::vector<FitPoint> Batch::*which) const;
+
+  std::deque<Batch> batches_;
   double best_uncertainty_ = std::numeric_limits<double>::infinity();
 };
 
-// The model for the clock below, from the history (see ModelKind): slope from
-// every kept point, intercept through the newest batch so the model is exact
-// at the end of this sync even where the drift is not perfectly linear.
-clock::LinearModel choose_model(const PairHistory& history, ModelKind kind);
+// The model between the two sources, from the history (see ModelKind): slope
+// from every kept point, intercept through the newest batch so the model is
+// exact at the end of this sync even where the drift is not perfectly linear.
+// Where the history cannot tell the drift (offset-only, or a baseline too
+// short for `automatic`), the slope is `known_slope`: what the two clocks'
+// own models already say of it (0 between raw sources), so a sync that
+// learns no drift keeps the drift its clocks knew.
+clock::LinearModel choose_model(const PairHistory& history, ModelKind kind,
+                                double known_slope = 0.0);
 
 // The error bound of the clock `model` makes against the clock the history's
 // points are relative to (the world reference, as HCA3 widens them), under
@@ -73,8 +96,13 @@ clock::LinearModel choose_model(const PairHistory& history, ModelKind kind);
 // likely half-widths.
 clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
                                  double max_drift = clock::kMaxRelativeDrift);
+// The same on the sources: how far `pair` (the model between the two
+// sources) can be from the reference's source, anchored on its time.
+clock::ErrorBound pair_error_bound(const PairHistory& history, const clock::LinearModel& pair,
+                                   double max_drift = clock::kMaxRelativeDrift);
 
-// Shortest span of fit points (seconds) from which `automatic` trusts a slope.
-inline constexpr double kMinDriftBaseline = 0.05;
+// Shortest span of fit points (seconds) from which `automatic` trusts a
+// slope, over at least two syncs.
+inline constexpr double kMinDriftBaseline = 0.005;
 
 }  // namespace harmonize::sync

@@ -136,3 +136,22 @@ TEST_CASE("virtual nodes group consecutive ranks", "[clock]") {
   CHECK(virtual_node_of(test_clocks(1e-3, 0, 1, 3), 2) == 0);
   CHECK(virtual_node_of(test_clocks(1e-3, 0, 1, 3), 3) == 1);
 }
+
+TEST_CASE("linear models compose and invert to a tenth of a nanosecond", "[clock]") {
+  using harmonize::clock::LinearModel;
+  const LinearModel below{2e-5, 1e-3};
+  const LinearModel above{-3e-5, -2e-4};
+  const LinearModel both = harmonize::clock::then(below, above);
+  for (double t : {0.0, 1.5, 1e5}) {
+    CHECK(both.apply(t) == Approx(above.apply(below.apply(t))).epsilon(0).margin(1e-10));
+    CHECK(harmonize::clock::inverse(below).apply(below.apply(t)) ==
+          Approx(t).epsilon(0).margin(1e-10));
+  }
+  CHECK(harmonize::clock::then(LinearModel{}, below) == below);
+  CHECK(harmonize::clock::inverse(LinearModel{}) == LinearModel{});
+  // A stack is its levels applied in order: one model of the time source.
+  const harmonize::clock::ModelStack stack({below, above, LinearModel{1e-6, 5e-7}});
+  for (double t : {0.25, 3e4})
+    CHECK(stack.composite().apply(t) == Approx(stack.apply(t)).epsilon(0).margin(1e-10));
+  CHECK(harmonize::clock::ModelStack().composite() == LinearModel{});
+}

@@ -94,7 +94,8 @@ TEST_CASE("offset-only and a single sync give the offset at the end of the sync"
 
 TEST_CASE("automatic drops a slope that is only noise", "[sync][history]") {
   PairHistory history;
-  history.add({{0, 1}, {1, -1}, {2, 1}, {3, -1}}, 8, 30);
+  history.add({{0, 1}, {1, -1}}, 8, 30);
+  history.add({{2, 1}, {3, -1}}, 8, 30);
   CHECK(choose_model(history, ModelKind::linear).slope != 0.0);
   const auto model = choose_model(history, ModelKind::automatic);
   CHECK(model.slope == 0.0);
@@ -112,4 +113,42 @@ TEST_CASE("the history forgets old batches and stalled points", "[sync][history]
   CHECK(history.newest().size() == 2);  // the 100x less certain one went
   history.clear();
   CHECK(history.empty());
+}
+
+TEST_CASE("without a drift of its own the model keeps the one the clocks know", "[sync][history]") {
+  PairHistory history;
+  history.add({{0, 0}, {0.001, 1}, {0.002, 2}}, 8, 30);
+  // One sync: no slope from the history; the clocks' own models say 0.5.
+  for (auto kind : {ModelKind::offset_only, ModelKind::automatic}) {
+    const auto model = choose_model(history, kind, 0.5);
+    CHECK(model.slope == 0.5);
+    CHECK(model.offset_at(0.002) == Approx(2.0).epsilon(1e-12));  // the batch's end
+  }
+  // Two syncs spanning 4 ms are still too close to trust a slope of their own.
+  history.add({{0.003, 3}, {0.0035, 3.5}, {0.004, 4}}, 8, 30);
+  CHECK(choose_model(history, ModelKind::automatic, 0.5).slope == 0.5);
+  // 10 ms apart (the resync ramp's first interval) they are not.
+  history.add({{0.012, 12}, {0.013, 13}, {0.014, 14}}, 8, 30);
+  CHECK(choose_model(history, ModelKind::automatic, 0.5).slope == Approx(1000.0).epsilon(1e-9));
+}
+
+TEST_CASE("a point goes from both lists of the history at once", "[sync][history]") {
+  PairHistory history;
+  // On the sources and against the world: same times, other offsets and
+  // bounds. The second point is a stall (100x less certain on the sources).
+  history.add({{1.0, 10, 1e-6, 2e-6}, {1.1, 50, 1e-4, 2e-4}, {1.2, 10, 1e-6, 3e-6}},
+              {{1.0, 20, 1e-6, 5e-6}, {1.1, 60, 1e-4, 6e-6}, {1.2, 20, 1e-6, 4e-6}}, 8, 30);
+  REQUIRE(history.newest().size() == 2);
+  const auto world = history.bound_points();
+  const auto sources = history.bound_points_on_sources();
+  REQUIRE(world.size() == 3);  // the tightest of the batch, then all of the newest
+  REQUIRE(sources.size() == 3);
+  CHECK(world[0].bound == 4e-6);
+  CHECK(sources[0].bound == 2e-6);
+  CHECK(world[1].offset == 20);
+  CHECK(world[2].t == 1.2);
+  CHECK(sources[2].offset == 10);
+  // Lists of different lengths are not one set of measurements: refused.
+  history.add({{2.0, 0, 1e-6}}, {}, 8, 30);
+  CHECK(history.batches() == 1);
 }

@@ -44,3 +44,18 @@ TEST_CASE("models are copied within a node only by the hierarchical schemes on s
   CHECK_FALSE(copies_models_within_a_node(shared, Scheme::hca3));
   CHECK_FALSE(copies_models_within_a_node(apart, Scheme::h2hca));
 }
+
+TEST_CASE("the end check takes node leaders first, then the others, at scale", "[sync][layout]") {
+  Layout layout;
+  // Nodes 5, 3, 7, ranks interleaved; rank 0 (node 5) is the reference.
+  layout.of_rank = {{5, 0}, {5, 0}, {3, 0}, {3, 0}, {5, 0}, {7, 0}};
+  CHECK(harmonize::sync::end_check_ranks(layout) == std::vector<int>{2, 5, 1, 3, 4});
+  // 4 096 ranks on 128 nodes of 32: the 127 other leaders are more than the
+  // 64 checked, so only leaders, evenly spread; and fast (it runs on every rank).
+  layout.of_rank.clear();
+  for (int rank = 0; rank < 4096; ++rank) layout.of_rank.push_back({rank / 32, 0});
+  const std::vector<int> checked = harmonize::sync::end_check_ranks(layout);
+  REQUIRE(checked.size() == 64);
+  for (int rank : checked) CHECK(rank % 32 == 0);
+  CHECK(checked.back() == 127 * 32);
+}

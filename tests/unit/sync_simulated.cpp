@@ -64,6 +64,22 @@ TEST_CASE("repeated syncs refine the drift to 0.05 ppm", "[sync][sim]") {
   for (int rank = 1; rank < p; ++rank) CHECK(std::abs(slope_error(world, outcome, rank)) < 50e-9);
 }
 
+TEST_CASE("syncs 10 ms apart learn the drift, however deep the tree", "[sync][sim]") {
+  // The resync ramp's first intervals: the points are fitted between the time
+  // sources, so a reference's error moving from one sync to the next (its
+  // own resync) is no drift of its clients, at any depth. Offset-only (or a
+  // slope fitted against the references' clocks) errs by up to 100 ppm x
+  // 30 ms = 3 us here.
+  const int p = GENERATE(8, 64);
+  const std::uint64_t seed = GENERATE(1, 2, 3);
+  const auto nodes = nodes_of(p, {1});
+  simulator::SimWorld world(spec_for(nodes, seed));
+  const auto outcome = synchronize_world(world, with_scheme(Scheme::hca3), 3, 10e-3, nodes);
+  INFO("p = " << p << ", seed " << seed);
+  CHECK(max_abs_error(world, outcome, outcome.end_truth) < 150e-9);
+  CHECK(max_abs_error(world, outcome, outcome.end_truth + 30e-3) < 300e-9);
+}
+
 TEST_CASE("a single sync never extrapolates worse than ignoring the drift", "[sync][sim]") {
   const std::uint64_t seed = GENERATE(1, 2, 3, 4, 5);
   const auto nodes = nodes_of(2, {1});

@@ -14,7 +14,9 @@ namespace harmonize::sync {
 // HARMONIZE_TEST_NODE_SIZE), else from MPI_Comm_split_type(SHARED). The socket
 // comes from hwloc when this process is bound inside one package (-1 if not).
 // hwloc is only asked when `want_sockets` (loading a topology costs
-// milliseconds). Throws MpiError.
+// milliseconds). With virtual nodes, no sockets and a copy of the world,
+// nothing is exchanged: every rank knows every rank's virtual node. Throws
+// MpiError.
 Layout gather_layout(MPI_Comm comm, const std::function<int(int)>& virtual_node_of_rank,
                      bool want_sockets);
 
