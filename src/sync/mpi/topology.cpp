@@ -76,9 +76,9 @@ Layout gather_layout(MPI_Comm comm, const std::function<int(int)>& virtual_node_
   // found the nodes, 9 s of a 4 096-rank simulation's start). Every rank
   // decides alike.
   int relation = MPI_UNEQUAL;
-  check_mpi(PMPI_Comm_compare(comm, MPI_COMM_WORLD, &relation), "PMPI_Comm_compare");
-  if (virtual_node_of_rank && !want_sockets &&
-      (relation == MPI_IDENT || relation == MPI_CONGRUENT)) {
+  if (virtual_node_of_rank && !want_sockets)
+    check_mpi(PMPI_Comm_compare(comm, MPI_COMM_WORLD, &relation), "PMPI_Comm_compare");
+  if (relation == MPI_IDENT || relation == MPI_CONGRUENT) {
     layout.of_rank.reserve(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r) layout.of_rank.push_back({virtual_node_of_rank(r), -1});
     return layout;
