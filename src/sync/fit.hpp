@@ -18,17 +18,12 @@ namespace harmonize::sync {
 // the world reference (sync/error_bound_fit.hpp).
 // `likely` is the 99 % half-width (sync/likely_error.hpp), set once the
 // point's sync is complete; 0 means not set, and the proven bound stands.
-// `likely_jitter` is the part of `likely` that differs from one sync to the
-// next on a path of constant speed: the scatter's part and the read
-// allowance, without the share kept for an asymmetry the exchanges share; 0
-// means not set.
 struct FitPoint {
   double t = 0;
   double offset = 0;
   double uncertainty = 0;
   double bound = 0;
   double likely = 0;
-  double likely_jitter = 0;
 };
 
 double weight_of(const FitPoint& point);

@@ -95,7 +95,6 @@ FitPoint on_sources(FitPoint point, const clock::LinearModel& source_of_mine,
   point.uncertainty *= scale;
   point.bound *= scale;
   point.likely *= scale;
-  point.likely_jitter *= scale;
   return point;
 }
 

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
-#include "sync/error_bound_fit.hpp"
 #include "sync/offset_estimate.hpp"
 
 namespace harmonize::sync {
@@ -22,11 +20,10 @@ double offset_scatter(std::span<const FitPoint> batch) {
 }
 
 void assign_likely_widths(std::span<FitPoint> batch) {
-  const double jitter = kLikelyCoverage * offset_scatter(batch) + kClockReadAllowance;
-  for (FitPoint& p : batch) {
-    p.likely = std::min(p.bound, jitter + kUnseenAsymmetryShare * p.bound);
-    p.likely_jitter = std::min(p.likely, jitter);
-  }
+  const double scatter = offset_scatter(batch);
+  for (FitPoint& p : batch)
+    p.likely = std::min(
+        p.bound, kLikelyCoverage * scatter + kUnseenAsymmetryShare * p.bound + kClockReadAllowance);
 }
 
 double likely_drift_error(std::span<const FitPoint> representatives, double model_slope) {
@@ -67,19 +64,6 @@ double likely_drift_error(std::span<const FitPoint> representatives, double mode
   const double dof = static_cast<double>(representatives.size() - 2);
   const double birge = std::max(1.0, std::sqrt(chi_square / dof));
   return std::abs(model_slope - slope) + kLikelyCoverage * birge / std::sqrt(sxx);
-}
-
-double likely_drift_error_on_one_path(std::span<const FitPoint> representatives, double model_slope,
-                                      double best_half_width, double max_drift) {
-  constexpr double kUnknown = std::numeric_limits<double>::infinity();
-  if (representatives.size() < 2 || !std::isfinite(best_half_width)) return kUnknown;
-  std::vector<FitPoint> widths(representatives.begin(), representatives.end());
-  for (FitPoint& p : widths) {
-    if (!(p.likely_jitter > 0) || !(p.uncertainty > 0)) return kUnknown;
-    p.bound = std::min(p.likely, p.likely_jitter + std::max(0.0, p.uncertainty - best_half_width));
-  }
-  const DriftInterval drift = drift_interval(widths, max_drift);
-  return std::max(std::abs(model_slope - drift.low), std::abs(model_slope - drift.high));
 }
 
 double compose_likely(double pair, double reference) {

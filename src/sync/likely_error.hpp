@@ -49,23 +49,6 @@ void assign_likely_widths(std::span<FitPoint> batch);
 // points whose likely half-width is unknown: then only the intervals can say.
 double likely_drift_error(std::span<const FitPoint> representatives, double model_slope);
 
-// The same from two syncs on, for a pair whose points lie between its two
-// time sources and whose path keeps its speed. An asymmetry of the path
-// itself is the same at every sync and moves no slope. What else can move a
-// sync's offset is its jitter (`likely_jitter`) and the extra delay its
-// exchanges met (a queue, a descheduled process), and that extra delay shows:
-// with one-way delays d0 + e, the SKaMPI midpoint moves by (e_back - e_fwd)/2
-// from where the path's own asymmetry puts it, at most (e_back + e_fwd)/2,
-// which is how far the point's half-width (`uncertainty`) exceeds the path's
-// own. The pair's best half-width (`best_half_width`, warm-up included) stands
-// for the path's own. So each representative is taken within its jitter plus
-// that excess (never beyond its likely half-width), and the intervals' maths
-// gives the drift: the error grows at most at the farther of the model's
-// slope from its ends. Infinite where any of that is unknown (a point
-// without uncertainty or jitter, no best) and for fewer than two syncs.
-double likely_drift_error_on_one_path(std::span<const FitPoint> representatives, double model_slope,
-                                      double best_half_width, double max_drift);
-
 // A point's likely half-width widened by its reference's likely error: the
 // two are independent (different pairs, different exchanges), so their
 // variances add, where proven bounds must add as worst cases.

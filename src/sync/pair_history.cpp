@@ -79,11 +79,8 @@ clock::ErrorBound bound_from(std::span<const FitPoint> points, std::size_t batch
   return model_error_bound(points, drift, model, max_drift);
 }
 
-// `best_half_width`: the pair's best, where the points lie between the two
-// sources; infinite where they do not.
 clock::ErrorBound error_bound_from(std::vector<FitPoint> points, const PairHistory& history,
-                                   const clock::LinearModel& model, double max_drift,
-                                   double best_half_width) {
+                                   const clock::LinearModel& model, double max_drift) {
   clock::ErrorBound bound = bound_from(points, history.batches(), model, max_drift);
   // The same maths on the likely half-widths gives the likely bound. A point
   // without one (not set) keeps its proven half-width.
@@ -92,13 +89,9 @@ clock::ErrorBound error_bound_from(std::vector<FitPoint> points, const PairHisto
   const clock::ErrorBound likely = bound_from(points, history.batches(), model, max_drift);
   bound.likely_value = likely.value;
   // The intervals' rate takes every sync's half-width as a hard limit, at
-  // both ends of the baseline; as a statistic the drift is known ~4x better
-  // from three syncs on, and on one path the share kept for asymmetry moves
-  // no slope from two syncs on (10 ms apart at the start of a run).
-  const auto representatives = std::span(points).first(history.batches());
+  // both ends of the baseline; as a statistic the drift is known ~4x better.
   bound.likely_rate = std::min(
-      {likely.rate, likely_drift_error(representatives, model.slope),
-       likely_drift_error_on_one_path(representatives, model.slope, best_half_width, max_drift)});
+      likely.rate, likely_drift_error(std::span(points).first(history.batches()), model.slope));
   return bound;
 }
 
@@ -106,14 +99,12 @@ clock::ErrorBound error_bound_from(std::vector<FitPoint> points, const PairHisto
 
 clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
                                  double max_drift) {
-  return error_bound_from(history.bound_points(), history, model, max_drift,
-                          std::numeric_limits<double>::infinity());
+  return error_bound_from(history.bound_points(), history, model, max_drift);
 }
 
 clock::ErrorBound pair_error_bound(const PairHistory& history, const clock::LinearModel& pair,
                                    double max_drift) {
-  return error_bound_from(history.bound_points_on_sources(), history, pair, max_drift,
-                          history.best_uncertainty());
+  return error_bound_from(history.bound_points_on_sources(), history, pair, max_drift);
 }
 
 namespace {

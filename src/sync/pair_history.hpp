@@ -43,8 +43,6 @@ class PairHistory {
   bool stalled(const FitPoint& point) const {
     return point.uncertainty > kStallFactor * best_uncertainty_;
   }
-  // Infinite until noted.
-  double best_uncertainty() const { return best_uncertainty_; }
   bool empty() const { return batches_.empty(); }
   std::size_t batches() const { return batches_.size(); }
   // Every point on the sources (what the model is fitted on).
@@ -99,11 +97,7 @@ clock::LinearModel choose_model(const PairHistory& history, ModelKind kind,
 clock::ErrorBound error_bound_of(const PairHistory& history, const clock::LinearModel& model,
                                  double max_drift = clock::kMaxRelativeDrift);
 // The same on the sources: how far `pair` (the model between the two
-// sources) can be from the reference's source, anchored on its time. Its
-// likely rate may also rest on the path keeping its speed
-// (likely_drift_error_on_one_path, sync/likely_error.hpp): between the
-// sources a path's own asymmetry is the same at every sync. Against the
-// world reference it is not (the reference's clock moves between syncs).
+// sources) can be from the reference's source, anchored on its time.
 clock::ErrorBound pair_error_bound(const PairHistory& history, const clock::LinearModel& pair,
                                    double max_drift = clock::kMaxRelativeDrift);
 

@@ -125,37 +125,6 @@ TEST_CASE("the true error lies within the reported bound (simulator)", "[sync][s
   print((label + " likely 10 ms - 2 s").c_str(), likely_later);
 }
 
-TEST_CASE("two syncs 10 ms apart bound the drift where the path kept its speed",
-          "[sync][sim][bound]") {
-  // The resync ramp's first interval. The intervals' maths on the likely
-  // half-widths (a tenth of half the round trip kept at each end of a 10 ms
-  // baseline for an asymmetry no scatter shows) leaves tens of ppm; but a
-  // path's own asymmetry moves no slope, and a sync whose exchanges were
-  // slowed shows it in its half-width (likely_drift_error_on_one_path).
-  const Scheme kind = GENERATE(Scheme::hca3, Scheme::h2hca);
-  Tally proven, likely_right_after, likely_later;
-  for (int p : {8, 13, 16}) {
-    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-      const auto nodes = kind == Scheme::hca3 ? nodes_of(p, {1}) : nodes_of(p, {3, 1, 4, 2});
-      simulator::SimWorld world(spec_for(nodes, seed * 7 + static_cast<std::uint64_t>(p)));
-      const auto outcome = synchronize_world(world, scheme(kind), 2, 10e-3, nodes);
-      for (double wait : {0.0, 0.01, 0.03})
-        check_at(world, outcome, outcome.end_truth + wait, proven,
-                 wait == 0 ? &likely_right_after : &likely_later);
-    }
-  }
-  INFO(to_string(kind));
-  CHECK(proven.fraction() >= 0.99);
-  CHECK(likely_right_after.fraction() >= 0.99);
-  CHECK(likely_later.fraction() >= 0.99);
-  // Up to 30 ms later: 160-214 ns at the median (the intervals alone:
-  // 364-380 ns).
-  CHECK(median(likely_later.bounds) < 300e-9);
-  const std::string label = std::string(to_string(kind)) + " x2 10 ms apart";
-  print((label + " likely after").c_str(), likely_right_after);
-  print((label + " likely later").c_str(), likely_later);
-}
-
 TEST_CASE("a sub-communicator's clock keeps the world clock's drift knowledge",
           "[sync][sim][bound]") {
   // The world syncs four times 1 s apart; then the odd ranks sync among

@@ -29,26 +29,19 @@ TEST_CASE("a likely half-width is the scatter's, a share of the proven one, neve
     CHECK(batch[0].likely == Approx(kUnseenAsymmetryShare * 200e-9 + kClockReadAllowance));
     CHECK(batch[1].likely == Approx(kUnseenAsymmetryShare * 100e-9 + kClockReadAllowance));
     CHECK(batch[2].likely == Approx(kUnseenAsymmetryShare * 400e-9 + kClockReadAllowance));
-    // What changes from sync to sync: the scatter's part and the allowance.
-    for (const FitPoint& p : batch) CHECK(p.likely_jitter == kClockReadAllowance);
   }
   SECTION("scatter: kLikelyCoverage times it on top") {
     std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 3e-9, 0, 1e-6}, {2.0, 0.0, 0, 1e-6}};
     assign_likely_widths(batch);
     const double expected = kLikelyCoverage * std::sqrt(6.0) * 1e-9 + kUnseenAsymmetryShare * 1e-6 +
                             kClockReadAllowance;
-    for (const FitPoint& p : batch) {
-      CHECK(p.likely == Approx(expected));
-      CHECK(p.likely_jitter ==
-            Approx(kLikelyCoverage * std::sqrt(6.0) * 1e-9 + kClockReadAllowance));
-    }
+    for (const FitPoint& p : batch) CHECK(p.likely == Approx(expected));
   }
   SECTION("a scatter as wide as the proven interval: the proven half-width") {
     std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 3e-6, 0, 2e-6}, {2.0, 0.0, 0, 1e-6}};
     assign_likely_widths(batch);
     CHECK(batch[0].likely == 1e-6);
     CHECK(batch[1].likely == 2e-6);
-    CHECK(batch[1].likely_jitter == 2e-6);
   }
   SECTION("too few points to see a scatter: the proven half-width") {
     std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 0.0, 0, 2e-6}};
@@ -87,39 +80,6 @@ TEST_CASE("the likely drift error is the slope's, as a weighted least-squares st
   const std::vector<FitPoint> unknown{
       {0.0, 0.0, 0, 10, likely}, {1.0, 2.0, 0, 10, 0.0}, {2.0, 4.0, 0, 10, likely}};
   CHECK(std::isinf(likely_drift_error(unknown, 2.0)));
-}
-
-TEST_CASE("on one path the drift rests on each sync's jitter and its slowdown", "[sync][bound]") {
-  // {t, offset, uncertainty (half-width), bound, likely, likely_jitter}; the
-  // path's best half-width is 1. The first sync was as fast as the path gets:
-  // its jitter alone (0.1). The second's half-width exceeds the best by 0.5,
-  // which its offset may carry besides its jitter: 0.1 + 0.5 = 0.6.
-  const std::vector<FitPoint> two{{0.0, 0.0, 1.0, 1.1, 0.5, 0.1}, {1.0, 2.0, 1.5, 1.6, 0.7, 0.1}};
-  // Drift within [2 - 0.7, 2 + 0.7]; a model of slope 2 errs by at most 0.7.
-  CHECK(likely_drift_error_on_one_path(two, 2.0, 1.0, 100.0) == Approx(0.7));
-  CHECK(likely_drift_error_on_one_path(two, 1.0, 1.0, 100.0) == Approx(1.7));
-  // Never wider than the likely half-width: 0.1 + 0.5 capped at 0.3.
-  std::vector<FitPoint> capped = two;
-  capped[1].likely = 0.3;
-  CHECK(likely_drift_error_on_one_path(capped, 2.0, 1.0, 100.0) == Approx(0.4));
-  // A sync faster than the best noted: no excess, not a negative one.
-  std::vector<FitPoint> faster = two;
-  faster[1].uncertainty = 0.5;
-  CHECK(likely_drift_error_on_one_path(faster, 2.0, 1.0, 100.0) == Approx(0.2));
-  // Offsets no line within the widths joins under the limit: the limit.
-  std::vector<FitPoint> apart = two;
-  apart[1].offset = 500.0;
-  CHECK(likely_drift_error_on_one_path(apart, 2.0, 1.0, 100.0) == Approx(102.0));
-  // Nothing to say: one sync, no best noted, a point without jitter or
-  // half-width.
-  CHECK(std::isinf(likely_drift_error_on_one_path(std::span(two).first(1), 2.0, 1.0, 100.0)));
-  CHECK(std::isinf(likely_drift_error_on_one_path(two, 2.0, INFINITY, 100.0)));
-  std::vector<FitPoint> unknown = two;
-  unknown[0].likely_jitter = 0.0;
-  CHECK(std::isinf(likely_drift_error_on_one_path(unknown, 2.0, 1.0, 100.0)));
-  unknown = two;
-  unknown[1].uncertainty = 0.0;
-  CHECK(std::isinf(likely_drift_error_on_one_path(unknown, 2.0, 1.0, 100.0)));
 }
 
 TEST_CASE("likely errors of independent pairs add as variances", "[sync][bound]") {
