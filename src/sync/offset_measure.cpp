@@ -102,6 +102,9 @@ void release_reference(Transport& transport, int reference) {
 }
 
 void serve_as_reference(Transport& transport, int client, const clock::GlobalClock& clk) {
+  // The clock does not change while it serves: its composite model is
+  // computed once, not between a ping and its stamp.
+  const clock::LinearModel model = clk.models().composite();
   std::array<double, 1> ping{};
   for (;;) {
     transport.recv(client, ping);
@@ -110,7 +113,6 @@ void serve_as_reference(Transport& transport, int client, const clock::GlobalClo
     // inside the client's send/receive window, and as near its middle as we can.
     if (ping[0] == kExchangeWithBound) {
       const clock::ErrorBound& bound = clk.error_bound();
-      const clock::LinearModel model = clk.models().composite();
       const PongWithBound pong{clk.now(),          bound.at,          bound.value, bound.rate,
                                bound.likely_value, bound.likely_rate, model.slope, model.intercept};
       transport.send(client, pong);
