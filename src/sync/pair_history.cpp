@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sync/error_bound_fit.hpp"
 #include "sync/likely_error.hpp"
@@ -37,7 +38,9 @@ void PairHistory::note_uncertainty(double uncertainty) {
 
 void PairHistory::add(std::vector<FitPoint> on_sources, std::vector<FitPoint> to_world,
                       int max_batches, double max_age) {
-  if (to_world.size() != on_sources.size()) return;  // not one set of measurements
+  // A programming error, never input: dropping the sync without a word hid it.
+  if (to_world.size() != on_sources.size())
+    throw std::invalid_argument("PairHistory::add: the two lists of one sync differ in length");
   drop_stalled(on_sources, to_world, kStallFactor);
   if (on_sources.empty()) return;
   const double newest_t = on_sources.back().t;

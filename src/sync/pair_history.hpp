@@ -27,6 +27,8 @@ class PairHistory {
   // Points whose uncertainty exceeds kStallFactor x the batch's best are
   // dropped first: they were caught in a stall (preemption on a loaded core,
   // a TCP hiccup) and their error can be as large as that uncertainty.
+  // The two lists are one set of measurements (throws std::invalid_argument
+  // if their lengths differ).
   void add(std::vector<FitPoint> on_sources, std::vector<FitPoint> to_world, int max_batches,
            double max_age);
   // One set of points for both (tests; a pair whose clocks are its sources).

@@ -44,12 +44,12 @@ TEST_CASE("the resync interval ramps 10, 30, 90 ms ... up to the configured one"
   CHECK(resync_interval(2, 0.02) == 0.02);  // a short configured interval wins at once
 }
 
-TEST_CASE("the late-exit threshold is 50 clock reads, never below 1 us", "[logic]") {
-  CHECK(late_exit_threshold(20e-9) == 1e-6);
-  CHECK(late_exit_threshold(100e-9) == Approx(5e-6));
-  CHECK(late_exit_threshold(0.0) == 1e-6);
-  CHECK(late_exit_threshold(-1.0) == 1e-6);
-  CHECK(late_exit_threshold(std::numeric_limits<double>::quiet_NaN()) == 1e-6);
+TEST_CASE("the late-exit threshold is 10 clock reads, never below 500 ns", "[logic]") {
+  CHECK(late_exit_threshold(20e-9) == 500e-9);
+  CHECK(late_exit_threshold(100e-9) == Approx(1e-6));
+  CHECK(late_exit_threshold(0.0) == 500e-9);
+  CHECK(late_exit_threshold(-1.0) == 500e-9);
+  CHECK(late_exit_threshold(std::numeric_limits<double>::quiet_NaN()) == 500e-9);
 }
 
 TEST_CASE("observe's next flush comes where the clock expires, at the calls' pace",

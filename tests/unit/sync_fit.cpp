@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "sync/fit.hpp"
@@ -148,7 +149,8 @@ TEST_CASE("a point goes from both lists of the history at once", "[sync][history
   CHECK(world[1].offset == 20);
   CHECK(world[2].t == 1.2);
   CHECK(sources[2].offset == 10);
-  // Lists of different lengths are not one set of measurements: refused.
-  history.add({{2.0, 0, 1e-6}}, {}, 8, 30);
+  // Lists of different lengths are not one set of measurements: refused
+  // aloud, the history unchanged.
+  CHECK_THROWS_AS(history.add({{2.0, 0, 1e-6}}, {}, 8, 30), std::invalid_argument);
   CHECK(history.batches() == 1);
 }

@@ -75,9 +75,9 @@ class BarrierProtocol {
   int last_flag() const { return last_flag_; }
   // The delay this member left the last harmonized call with (HARMONIZE_ARRIVAL).
   double last_delay() const { return last_delay_; }
-  // The record to keep when the communicator goes (slack and pending calls
-  // included).
-  logic::CommRecord final_record() const;
+  // The record to keep when the communicator goes (slack, pending calls and
+  // the last exit included).
+  logic::CommRecord final_record();
 
  private:
   void flush_log();
@@ -93,6 +93,7 @@ class BarrierProtocol {
   };
   Agreement agree(double start, bool wants_resync, double delay);
   void apply_pending_update();
+  void settle_exit();
   // Ground truth (test clocks), with the bound already in `call`: this
   // process's true clock error at the exit against its bound; and, when there
   // was a target (its deadline plus its delay; NaN: none), whether it truly
@@ -131,6 +132,19 @@ class BarrierProtocol {
   std::uint64_t arrival_calls_ = 0;
   double last_delay_ = 0;
   std::string not_harmonized_;
+  // The last harmonized call's exit, recorded (statistics, log, trace) at
+  // the start of the next call or when the record is taken: settle_exit().
+  // `clock` is clock_'s, which only this communicator's resync replaces,
+  // after the settling.
+  struct PendingExit {
+    logic::CallTimes call;
+    const clock::GlobalClock* clock = nullptr;
+    double entered = 0;
+    double deadline = 0;
+    double target = 0;
+    double slack = 0;
+  };
+  std::optional<PendingExit> pending_exit_;
 };
 
 }  // namespace harmonize::protocol
