@@ -33,7 +33,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harmonize/logic/barrier_decision.hpp"
 #include "tools/common/launch.hpp"
+#include "tools/common/machine_floor.hpp"
 
 namespace {
 
@@ -229,6 +231,8 @@ const char* const kUsage =
     "                   the default's cost-based choice sits on (docs/barrier.md)\n"
     "Column load: the 1-minute load average at the end of each run, median. It lags: a short\n"
     "run mostly shows the minute before it.\n"
+    "Line machine floor: measured first, how often 2 threads spinning on the clock were away\n"
+    "longer than the late-exit threshold: the share of exits late whatever the library does.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
@@ -476,6 +480,25 @@ void print_rows(const std::string& label, const Options& options, Samples& sampl
   }
 }
 
+// What no barrier can beat here: before the rounds, as many threads as the
+// ranks (2) spin on the clock for a second, beside the same hogs, and the
+// gaps longer than the library's late-exit floor are counted.
+void print_machine_floor(const Options& options) {
+  constexpr double kSeconds = 1.0;
+  constexpr int kSpinners = 2;
+  const CpuHogs hogs(options.hogs);
+  const MachineFloor floor =
+      measure_machine_floor(kSeconds, harmonize::logic::kLateExitFloor, kSpinners);
+  std::printf(
+      "# machine floor: %d threads spinning on the clock %.0f s beside %d CPU hog%s were away "
+      "more than %s %.0f times a second, %.2f%% of the time (gaps p50 %s, p90 %s): an exit "
+      "instant lands in such a gap with that chance, a late exit whatever the slack\n",
+      kSpinners, kSeconds, hogs.running(), hogs.running() == 1 ? "" : "s",
+      nanoseconds(harmonize::logic::kLateExitFloor).c_str(), floor.per_second,
+      100 * floor.away_share, nanoseconds(floor.gap_p50).c_str(),
+      nanoseconds(floor.gap_p90).c_str());
+}
+
 void print_header(const Options& options) {
   std::printf(
       "# harmonize-bench-barrier: true exit skew of MPI_Barrier, 2 ranks, %ld calls after "
@@ -494,6 +517,7 @@ void print_header(const Options& options) {
       "flagged (MPIX_Harmonize_last_flag), >1us: how many of those exceed 1 us; clock err: the "
       "true error of the global clock at the exits (p50 / p99) beside the library's bound "
       "(p50); resync: seconds of resync per call\n");
+  print_machine_floor(options);
   std::printf(kRowFormat, "transport", "side", "skew p50", "skew p99", "skew max", "valid p50",
               "valid p99", ">1us", "clock err", "bound", "flagged", "late", "in call", "vs nat",
               "resync", "load");

@@ -1,0 +1,65 @@
+#include "tools/common/machine_floor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "tools/common/launch.hpp"
+
+namespace harmonize::tools {
+
+namespace {
+
+// Nearest rank (ceil(p n)-th smallest) of sorted, non-empty values.
+double nearest_rank(const std::vector<double>& sorted, double p) {
+  const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+std::vector<double> spin_and_keep_gaps(double seconds, double threshold) {
+  std::vector<double> gaps;
+  gaps.reserve(1 << 16);  // thousands a second where it matters; a reallocation is a gap too
+  const double start = monotonic_seconds();
+  double previous = start;
+  for (double t = start; t - start < seconds; previous = t) {
+    t = monotonic_seconds();
+    if (t - previous > threshold) gaps.push_back(t - previous);
+  }
+  return gaps;
+}
+
+}  // namespace
+
+MachineFloor summarize_gaps(std::vector<double> gaps, double seconds, int spinners) {
+  MachineFloor floor;
+  floor.seconds = seconds;
+  const double spun = seconds * std::max(1, spinners);
+  if (spun <= 0) return floor;
+  double away = 0;
+  for (const double gap : gaps) away += gap;
+  floor.per_second = static_cast<double>(gaps.size()) / spun;
+  floor.away_share = away / spun;
+  if (gaps.empty()) return floor;
+  std::sort(gaps.begin(), gaps.end());
+  floor.gap_p50 = nearest_rank(gaps, 0.5);
+  floor.gap_p90 = nearest_rank(gaps, 0.9);
+  return floor;
+}
+
+MachineFloor measure_machine_floor(double seconds, double threshold, int spinners) {
+  const int count = std::max(1, spinners);
+  std::vector<std::vector<double>> seen(static_cast<std::size_t>(count));
+  {
+    std::vector<std::jthread> threads;
+    for (int i = 1; i < count; ++i)
+      threads.emplace_back([&seen, i, seconds, threshold] {
+        seen[static_cast<std::size_t>(i)] = spin_and_keep_gaps(seconds, threshold);
+      });
+    seen[0] = spin_and_keep_gaps(seconds, threshold);
+  }
+  std::vector<double> gaps;
+  for (const auto& one : seen) gaps.insert(gaps.end(), one.begin(), one.end());
+  return summarize_gaps(std::move(gaps), seconds, count);
+}
+
+}  // namespace harmonize::tools
