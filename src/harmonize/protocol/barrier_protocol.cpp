@@ -16,9 +16,6 @@
 namespace harmonize::protocol {
 namespace {
 
-// An observed call has no deadline (ground truth checks the clock only).
-constexpr double kNoDeadline = std::numeric_limits<double>::quiet_NaN();
-
 // What one read of the global clock costs here: the granularity of a spin's
 // exit, from which the late-exit threshold derives.
 double median_read_cost(const clock::GlobalClock& clock) {
@@ -244,6 +241,7 @@ int BarrierProtocol::unharmonized_call() {
 // clock as few times as they can, and the untouched truth only when test
 // clocks make it meaningful.
 void BarrierProtocol::observed() {
+  settle_exit();
   if (log_.full()) flush_log();
   if (given_up()) {
     native();
@@ -254,21 +252,11 @@ void BarrierProtocol::observed() {
   if (truth) call.enter_truth = settings_.truth->now();
   const double entered = clock_.clock().now();
   members_.barrier();
-  // Exit times first, bookkeeping after: nothing between the barrier and the
-  // program but the clock reads.
+  // Nothing between the barrier and the program but the clock reads: the
+  // bookkeeping waits for the next call, as a harmonized exit's does.
   call.exit_global = clock_.clock().now();
   if (truth) call.exit_truth = settings_.truth->now();
-  call.bound = clock_.clock().error_bound_at(call.exit_global);
-  call.likely = clock_.clock().likely_error_at(call.exit_global);
-  if (truth) check_true_exit(kNoDeadline, call);
-  log_.add(call);
-  if (settings_.trace)
-    settings_.trace->barriers.add(record_.stats.calls, {.entry = entered,
-                                                        .exit = call.exit_global,
-                                                        .bound = call.bound,
-                                                        .index = record_.stats.calls});
-  record_.stats.calls += 1;
-  record_.stats.time_in_call.add(call.exit_global - entered);
+  pending_exit_ = PendingExit{.call = call, .clock = &clock_.clock(), .entered = entered};
 }
 
 int BarrierProtocol::harmonized() {
@@ -359,7 +347,13 @@ int BarrierProtocol::harmonized() {
   // at the median and over 1 us in 1-2 calls per thousand (interrupts land
   // in it), after the exit and where no flag could see it: the program's
   // own stamp of the exit came that much later.
-  pending_exit_ = PendingExit{call, clock, entered, deadline, target, pending_slack_};
+  pending_exit_ = PendingExit{.call = call,
+                              .clock = clock,
+                              .entered = entered,
+                              .harmonized = true,
+                              .deadline = deadline,
+                              .target = target,
+                              .slack = pending_slack_};
   return last_flag_;
 }
 
@@ -384,12 +378,12 @@ void BarrierProtocol::settle_exit() {
                                                 .slack = exit.slack,
                                                 .bound = call.bound,
                                                 .delay = call.delay,
-                                                .harmonized = true,
+                                                .harmonized = exit.harmonized,
                                                 .missed = call.missed,
                                                 .late = call.late,
                                                 .index = stats.calls});
   stats.calls += 1;
-  stats.harmonized_calls += 1;
+  if (exit.harmonized) stats.harmonized_calls += 1;
   stats.time_in_call.add(t - exit.entered);
   pending_exit_.reset();
 }

@@ -7,6 +7,7 @@
 // the log to rank 0 every 512 calls, at the start of a call (observe: sooner
 // where the clock expires, see logic::calls_until_expiry).
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -132,16 +133,17 @@ class BarrierProtocol {
   std::uint64_t arrival_calls_ = 0;
   double last_delay_ = 0;
   std::string not_harmonized_;
-  // The last harmonized call's exit, recorded (statistics, log, trace) at
-  // the start of the next call or when the record is taken: settle_exit().
-  // `clock` is clock_'s, which only this communicator's resync replaces,
-  // after the settling.
+  // The last call's exit, recorded (statistics, log, trace) at the start of
+  // the next call or when the record is taken: settle_exit(). `clock` is
+  // clock_'s, which only this communicator's resync replaces, after the
+  // settling. An observed call has no deadline, target (NaN) or slack.
   struct PendingExit {
     logic::CallTimes call;
     const clock::GlobalClock* clock = nullptr;
     double entered = 0;
+    bool harmonized = false;
     double deadline = 0;
-    double target = 0;
+    double target = std::numeric_limits<double>::quiet_NaN();
     double slack = 0;
   };
   std::optional<PendingExit> pending_exit_;
