@@ -174,7 +174,8 @@ std::optional<Result> parse_result(const std::string& output) {
 }
 
 // What the library itself said about a harmonized run (its JSON report): the
-// clock-error bound beside the true clock error (its test clocks know it),
+// clock-error bounds (proven and likely, and how many exits the truth put
+// beyond the likely one) beside the true clock error (its test clocks know it),
 // late exits beside the misses, and what the resyncs cost per call.
 void add_library_view(const std::string& report_path, Result& result) {
   std::ifstream in(report_path);
@@ -185,6 +186,9 @@ void add_library_view(const std::string& report_path, Result& result) {
     if (comm.value("name", "") != "MPI_COMM_WORLD") continue;
     const double calls = comm.value("harmonized_calls", 0.0);
     result["bound"] = comm["clock_error_bound"].value("p50", 0.0);
+    result["likely"] = comm["clock_error_likely"].value("p50", 0.0);
+    if (const double checks = comm.value("truth_bound_checks", 0.0); checks > 0)
+      result["likely_out"] = comm.value("truth_likely_violations", 0.0) / checks;
     result["late"] = calls > 0 ? comm.value("late_calls_any", 0.0) / calls : 0.0;
     if (comm["truth_clock_error"].value("count", 0) > 0) {
       result["error_p50"] = comm["truth_clock_error"].value("p50", 0.0);
@@ -432,7 +436,7 @@ std::optional<Samples> run_rounds(Bench& bench, const std::string& transport, bo
 }
 
 constexpr const char* kRowFormat =
-    "%-11s %-12s %9s %9s %9s %9s %9s %9s %17s %11s %8s %8s %9s %7s %9s %5s\n";
+    "%-11s %-12s %9s %9s %9s %9s %9s %9s %17s %11s %16s %8s %8s %9s %7s %9s %5s\n";
 
 void print_rows(const std::string& label, const Options& options, Samples& samples) {
   const auto native_in_call = median(samples["native"]["in_call"]);
@@ -466,6 +470,12 @@ void print_rows(const std::string& label, const Options& options, Samples& sampl
                                   : duration("error_p50") + " / " + duration("error_p99");
     const auto bound = median(s["bound"]);
     const std::string bound_text = bound ? "<= " + nanoseconds(*bound) : "-";
+    const auto likely = median(s["likely"]);
+    const auto likely_out = median(s["likely_out"]);
+    char out_text[16];
+    std::snprintf(out_text, sizeof out_text, " (%.2f%%)", likely_out ? 100 * *likely_out : 0.0);
+    const std::string likely_text =
+        likely ? nanoseconds(*likely) + (likely_out ? out_text : "") : "-";
     char ratio[16];
     std::snprintf(ratio, sizeof ratio, "%.2fx", native_in_call ? *in_call / *native_in_call : 0);
     const auto load = median(s["load"]);
@@ -474,9 +484,9 @@ void print_rows(const std::string& label, const Options& options, Samples& sampl
     std::printf(kRowFormat, label.c_str(), side.c_str(), nanoseconds(*p50).c_str(),
                 nanoseconds(*p99).c_str(), nanoseconds(*max).c_str(), valid_p50.c_str(),
                 valid_p99.c_str(), native ? "-" : above_text, native ? "-" : error.c_str(),
-                native ? "-" : bound_text.c_str(), percent("flagged").c_str(),
-                percent("late").c_str(), nanoseconds(*in_call).c_str(), ratio,
-                native ? "-" : duration("resync").c_str(), load ? load_text : "-");
+                native ? "-" : bound_text.c_str(), native ? "-" : likely_text.c_str(),
+                percent("flagged").c_str(), percent("late").c_str(), nanoseconds(*in_call).c_str(),
+                ratio, native ? "-" : duration("resync").c_str(), load ? load_text : "-");
   }
 }
 
@@ -516,11 +526,12 @@ void print_header(const Options& options) {
       "# skew: true exit skew (CLOCK_MONOTONIC) of all calls; valid: of the calls no rank "
       "flagged (MPIX_Harmonize_last_flag), >1us: how many of those exceed 1 us; clock err: the "
       "true error of the global clock at the exits (p50 / p99) beside the library's bound "
-      "(p50); resync: seconds of resync per call\n");
+      "(p50); likely (out): its likely (99 %%) bound (p50) and the share of exits whose true "
+      "error exceeded it; resync: seconds of resync per call\n");
   print_machine_floor(options);
   std::printf(kRowFormat, "transport", "side", "skew p50", "skew p99", "skew max", "valid p50",
-              "valid p99", ">1us", "clock err", "bound", "flagged", "late", "in call", "vs nat",
-              "resync", "load");
+              "valid p99", ">1us", "clock err", "bound", "likely (out)", "flagged", "late",
+              "in call", "vs nat", "resync", "load");
 }
 
 int run_driver(int argc, char** argv) {
