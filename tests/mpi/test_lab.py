@@ -32,6 +32,12 @@ STAMP_GAP = 2e-6
 # A bound over TCP is a few RTTs: 7-30 us measured on veth; a loaded core
 # stretches the ping-pongs. Above this the bound would say nothing useful.
 USEFUL_BOUND = 500e-6
+# Two ranks pinned to one core (a node of 2 on 1 core) answer a ping only when
+# the scheduler lets them: beside a CPU hog the bound's median over 400 exits
+# reached 0.59-1.44 ms and its p90 2 ms, the library before 2026-11-27's exit
+# changes alike (1.9 ms p90). Honest, and a few time slices is what a sync can
+# see there; the report warns that ranks share a core.
+USEFUL_BOUND_SHARING_A_CORE = 5e-3
 REASON = unavailable_reason()
 CORES = len(os.sched_getaffinity(0))
 # Debian's MPICH 4.0 talks TCP between nodes through UCX, whose TCP transport
@@ -119,16 +125,17 @@ def assert_nodes_found(report, lab):
     assert report["clock"]["test_clock"]["scope"] == "host"
 
 
-def assert_clock_honest(record):
+def assert_clock_honest(record, *, ranks):
     """At every exit check each process's true clock error was within the
     bound it reported (1 % slack, as in test_honest_numbers.py), and that
-    bound is a useful one; returns its median."""
+    bound is a useful one for a lab of `ranks` processes; returns its median."""
     checks, violations = record["truth_bound_checks"], record["truth_bound_violations"]
     assert checks > 0 and violations <= 0.01 * checks, record
     # The likely (99 %) bound too: over the lab's TCP, between the nodes.
     assert record["truth_likely_violations"] <= 0.01 * checks, record
     bound = record["clock_error_bound"]["p50"]
-    assert bound <= USEFUL_BOUND, record["clock_error_bound"]
+    useful = USEFUL_BOUND if ranks <= CORES else USEFUL_BOUND_SHARING_A_CORE
+    assert bound <= useful, record["clock_error_bound"]
     return bound
 
 
@@ -145,7 +152,7 @@ def test_the_clock_syncs_the_nodes_it_finds_over_tcp(lab, sync, tmp_path):
     assert report["clock"]["scheme"] == sync and report["clock"]["sync_note"] == ""
     assert_nodes_found(report, lab)
     world = world_of(report)
-    bound = assert_clock_honest(world)
+    bound = assert_clock_honest(world, ranks=ranks)
     assert world["truth_space_violations"] == 0
     assert len(true_arrivals(result.stdout)) == CALLS
     assert_one_instant(true_arrivals(result.stdout, valid_only=True), bound, ranks=ranks)
@@ -164,7 +171,7 @@ def test_sub_communicators_across_uneven_nodes(lab, tmp_path):
                                 [phase for phase, members in phases.items() if members <= CORES])
     assert_nodes_found(report, lab)
     # No barrier on the world: the phases' communicators hold the records.
-    bound = max(assert_clock_honest(c) for c in report["communicators"]
+    bound = max(assert_clock_honest(c, ranks=c["size"]) for c in report["communicators"]
                 if c["name"] != "MPI_COMM_WORLD")
     for phase, members in phases.items():
         assert len(true_arrivals(result.stdout, phase=phase)) == CALLS, phase
@@ -203,7 +210,7 @@ def test_a_late_node_on_demand(lab, tmp_path):
     report, result = harmonized(lab, tmp_path, [PROGRAMS / "arrival_truth", str(CALLS)], [None],
                                 HARMONIZE_ARRIVAL="node:1:30us")
     assert report["arrival"] == {"pattern": "node:1:30us", "delta": 30e-6}
-    bound = assert_clock_honest(world_of(report))
+    bound = assert_clock_honest(world_of(report), ranks=2)
     arrivals = true_arrivals(result.stdout, valid_only=True)
     assert_one_instant(arrivals, bound, delays=[0.0, 30e-6], ranks=2)
     # Without the pattern the arrivals would not fit: the test can fail.
