@@ -17,6 +17,7 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -235,8 +236,9 @@ const char* const kUsage =
     "                   the default's cost-based choice sits on (docs/barrier.md)\n"
     "Column load: the 1-minute load average at the end of each run, median. It lags: a short\n"
     "run mostly shows the minute before it.\n"
-    "Line machine floor: measured first, how often 2 threads spinning on the clock were away\n"
-    "longer than the late-exit threshold: the share of exits late whatever the library does.\n"
+    "Line machine floor: measured first, how often 2 threads (one per core the driver may\n"
+    "run on, at most) spinning on the clock were away longer than the late-exit threshold:\n"
+    "the share of exits late whatever the library does.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
@@ -492,18 +494,25 @@ void print_rows(const std::string& label, const Options& options, Samples& sampl
 
 // What no barrier can beat here: before the rounds, as many threads as the
 // ranks (2) spin on the clock for a second, beside the same hogs, and the
-// gaps longer than the library's late-exit floor are counted.
+// gaps longer than the library's late-exit floor are counted. At most one
+// thread per core this driver may run on: inside harmonize-lab it is pinned
+// to its node's core (the ranks are on two), where two spinners would
+// measure each other's time slices (50 % away).
 void print_machine_floor(const Options& options) {
   constexpr double kSeconds = 1.0;
-  constexpr int kSpinners = 2;
+  constexpr int kRanks = 2;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const int cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  const int spinners = std::clamp(cores, 1, kRanks);
   const CpuHogs hogs(options.hogs);
   const MachineFloor floor =
-      measure_machine_floor(kSeconds, harmonize::logic::kLateExitFloor, kSpinners);
+      measure_machine_floor(kSeconds, harmonize::logic::kLateExitFloor, spinners);
   std::printf(
-      "# machine floor: %d threads spinning on the clock %.0f s beside %d CPU hog%s were away "
+      "# machine floor: %d thread%s spinning on the clock %.0f s beside %d CPU hog%s were away "
       "more than %s %.0f times a second, %.2f%% of the time (gaps p50 %s, p90 %s): an exit "
       "instant lands in such a gap with that chance, a late exit whatever the slack\n",
-      kSpinners, kSeconds, hogs.running(), hogs.running() == 1 ? "" : "s",
+      spinners, spinners == 1 ? "" : "s", kSeconds, hogs.running(), hogs.running() == 1 ? "" : "s",
       nanoseconds(harmonize::logic::kLateExitFloor).c_str(), floor.per_second,
       100 * floor.away_share, nanoseconds(floor.gap_p50).c_str(),
       nanoseconds(floor.gap_p90).c_str());
