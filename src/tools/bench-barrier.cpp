@@ -473,11 +473,9 @@ void print_rows(const std::string& label, const Options& options, Samples& sampl
     const auto bound = median(s["bound"]);
     const std::string bound_text = bound ? "<= " + nanoseconds(*bound) : "-";
     const auto likely = median(s["likely"]);
-    const auto likely_out = median(s["likely_out"]);
-    char out_text[16];
-    std::snprintf(out_text, sizeof out_text, " (%.2f%%)", likely_out ? 100 * *likely_out : 0.0);
+    const std::string likely_out = percent("likely_out");
     const std::string likely_text =
-        likely ? nanoseconds(*likely) + (likely_out ? out_text : "") : "-";
+        likely ? nanoseconds(*likely) + (likely_out == "-" ? "" : " (" + likely_out + ")") : "-";
     char ratio[16];
     std::snprintf(ratio, sizeof ratio, "%.2fx", native_in_call ? *in_call / *native_in_call : 0);
     const auto load = median(s["load"]);

@@ -256,7 +256,7 @@ void BarrierProtocol::observed() {
   // bookkeeping waits for the next call, as a harmonized exit's does.
   call.exit_global = clock_.clock().now();
   if (truth) call.exit_truth = settings_.truth->now();
-  pending_exit_ = PendingExit{.call = call, .clock = &clock_.clock(), .entered = entered};
+  pending_exit_ = PendingExit{.call = call, .entered = entered};
 }
 
 int BarrierProtocol::harmonized() {
@@ -348,7 +348,6 @@ int BarrierProtocol::harmonized() {
   // in it), after the exit and where no flag could see it: the program's
   // own stamp of the exit came that much later.
   pending_exit_ = PendingExit{.call = call,
-                              .clock = clock,
                               .entered = entered,
                               .harmonized = true,
                               .deadline = deadline,
@@ -367,8 +366,11 @@ void BarrierProtocol::settle_exit() {
     stats.late_calls += 1;
     stats.late_by.add(t - exit.target);
   }
-  call.bound = exit.clock->error_bound_at(t);
-  call.likely = exit.clock->likely_error_at(t);
+  // The clock of the exit: only this communicator's resync replaces it,
+  // and that comes after the settling.
+  const clock::GlobalClock& clock = clock_.clock();
+  call.bound = clock.error_bound_at(t);
+  call.likely = clock.likely_error_at(t);
   if (settings_.record_truth) check_true_exit(exit.target, call);
   log_.add(call);
   if (settings_.trace)

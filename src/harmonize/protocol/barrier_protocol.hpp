@@ -134,12 +134,10 @@ class BarrierProtocol {
   double last_delay_ = 0;
   std::string not_harmonized_;
   // The last call's exit, recorded (statistics, log, trace) at the start of
-  // the next call or when the record is taken: settle_exit(). `clock` is
-  // clock_'s, which only this communicator's resync replaces, after the
-  // settling. An observed call has no deadline, target (NaN) or slack.
+  // the next call or when the record is taken: settle_exit(). An observed
+  // call has no deadline, target (NaN) or slack.
   struct PendingExit {
     logic::CallTimes call;
-    const clock::GlobalClock* clock = nullptr;
     double entered = 0;
     bool harmonized = false;
     double deadline = 0;
