@@ -14,6 +14,7 @@ import csv
 import json
 import math
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -47,8 +48,17 @@ from .common import parse_duration, tools_dir
 #                           32 KB to rank 0; the selected reduce (binomial in
 #                           1 KB segments) took 49 s of wall time at 1024
 #                           ranks; unsegmented, less than a second.
+#   privatization:mmap      each rank's globals are its own copy of the
+#                           program's data segment (22 KB), mapped in when the
+#                           rank runs. SimGrid's default (dlopen) loads a whole
+#                           copy of the program per rank: 4096 x 100 barriers
+#                           took 67 s and 3.9 GB instead of 54 s and 0.93 GB,
+#                           and 16 384 copies thrashed this machine's page
+#                           cache before the first barrier.
+#                           The program must be linked -Wl,-Bsymbolic
+#                           (check_program_binding).
 SIMGRID_CONFIG = ["smpi/coll-selector:ompi", "smpi/bcast:binomial_tree", "smpi/reduce:binomial",
-                  "smpi/simulate-computation:no", "smpi/wtime:0"]
+                  "smpi/simulate-computation:no", "smpi/wtime:0", "smpi/privatization:mmap"]
 
 
 def seconds(text):
@@ -172,7 +182,10 @@ def run_one(procs, scheme, args, program, workdir):
     if timing.exists() and timing.read_text().split():
         fields = timing.read_text().split()[-2:]
         row["wall_s"], row["peak_rss_mb"] = float(fields[0]), round(int(fields[1]) / 1024, 1)
-    if status != 0 or not report.exists():
+    if status == 0 and not report.exists():
+        # smpirun exits 0 after MPI_Abort too (SimGrid 3.32).
+        row["status"] = status = "no report"
+    if status != 0:
         print(f"harmonize-scale: {tag} failed ({status}); see {log}", file=sys.stderr)
         return row
     row.update(metrics(json.loads(report.read_text())))
@@ -315,11 +328,28 @@ def plot(rows, out, schemes, fits):
         plt.close(fig)
 
 
-# SMPI privatizes each simulated rank by dlopen-ing its own copy of the
-# program: ~10 memory maps a rank. Beyond the kernel's vm.max_map_count
-# (65 530 by default) the rank that crosses it fails to load (16 384 ranks
-# aborted at rank 6 518 after 40 s): said before the run instead.
-MAPS_PER_RANK = 12
+# What each simulated rank costs the host, per privatization (measured):
+# memory maps, and files kept open. dlopen loads a copy of the program per
+# rank (~10 maps); mmap keeps one shared-memory file per rank, mapped (12 461
+# maps and 4 099 open files at 4 096 ranks, stacks included). Past the
+# kernel's vm.max_map_count (65 530 by default) or the open-file limit the
+# rank that crosses it fails to load (16 384 ranks under dlopen aborted at
+# rank 6 518 after 40 s): said before the run instead.
+MAPS_PER_RANK = {"dlopen": 12, "mmap": 3, "no": 2}
+MAPS_BESIDE = 1000
+FILES_PER_RANK = {"dlopen": 0, "mmap": 1, "no": 0}
+FILES_BESIDE = 64  # the simulator's own: logs, the platform, the libraries
+
+
+def privatization(cfg):
+    """How SMPI privatizes the ranks' globals under these --cfg settings
+    (the last one wins): 'mmap', 'dlopen' or 'no'."""
+    value = "dlopen"  # SimGrid's default
+    for setting in cfg:
+        key, _, given = setting.partition(":")
+        if key == "smpi/privatization":
+            value = {"yes": "dlopen", "1": "dlopen", "0": "no"}.get(given, given)
+    return value
 
 
 def map_count_limit(path="/proc/sys/vm/max_map_count"):
@@ -329,14 +359,52 @@ def map_count_limit(path="/proc/sys/vm/max_map_count"):
         return None
 
 
-def check_map_count(procs, limit):
+def check_map_count(procs, limit, how="dlopen"):
     """None, or why `procs` simulated ranks cannot load under `limit` maps."""
-    needed = procs * MAPS_PER_RANK
+    needed = procs * MAPS_PER_RANK.get(how, MAPS_PER_RANK["dlopen"]) + MAPS_BESIDE
     if limit is None or needed <= limit:
         return None
-    return (f"{procs} simulated ranks need about {needed} memory maps (SMPI loads one copy of the program "
-            f"per rank) but vm.max_map_count is {limit}: raise it, e.g. "
+    return (f"{procs} simulated ranks need about {needed} memory maps (smpi/privatization:{how}) but "
+            f"vm.max_map_count is {limit}: raise it, e.g. "
             f"sysctl -w vm.max_map_count={1 << (needed - 1).bit_length()}")
+
+
+def open_files_needed(procs, how):
+    return procs * FILES_PER_RANK.get(how, 0) + FILES_BESIDE
+
+
+def raise_open_files(needed):
+    """None once the open-file limit allows `needed` files (the soft limit is
+    raised up to the hard one), or why it cannot."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return None
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        return (f"the simulation needs about {needed} open files (one per simulated rank under "
+                f"smpi/privatization:mmap) but the hard limit is {hard}: raise it (ulimit -Hn, as root), "
+                f"or give --cfg smpi/privatization:dlopen (more memory per rank)")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    return None
+
+
+def check_program_binding(program, how):
+    """None, or why `program` would bypass the library under `how`.
+
+    With smpi/privatization:mmap SMPI loads the program once, after
+    SimGrid's own MPI_* in the global scope: unless the program was linked
+    -Wl,-Bsymbolic its calls reach SimGrid, not the library linked into it,
+    and the run ends with no report. dlopen (RTLD_DEEPBIND) does not care."""
+    if how != "mmap" or shutil.which("readelf") is None:
+        return None
+    try:
+        dynamic = subprocess.run(["readelf", "-d", program], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if dynamic.returncode != 0 or "SYMBOLIC" in dynamic.stdout:
+        return None
+    return (f"{program} was not linked with -Wl,-Bsymbolic: under smpi/privatization:mmap its MPI calls "
+            "would bypass the library (docs/scaling.md); relink it, or give "
+            "--cfg smpi/privatization:dlopen")
 
 
 def main(argv=None, script_dir=None):
@@ -373,14 +441,22 @@ def main(argv=None, script_dir=None):
         parser.error(f"--latency: {error}")
 
     process_counts = [int(p) for p in args.procs.split(",") if p]
+    how = privatization(SIMGRID_CONFIG + args.cfg)
     limit = map_count_limit()
     for procs in process_counts:
-        problem = check_map_count(procs, limit)
+        problem = check_map_count(procs, limit, how) or raise_open_files(open_files_needed(procs, how))
         if problem:
             parser.error(problem)
     build(args.build_dir.resolve(), source_dir, args.rebuild)
     program = args.program or [str(args.build_dir.resolve() / "bin" / "harmonize-example"), "-c", "barrier",
                                "-m", "8:8", "-x", "0", "-i", str(max(1, args.barriers // 2))]
+    # The simulation runs in the output directory: a program named from here
+    # must still be found there.
+    if os.sep in program[0] and Path(program[0]).exists():
+        program = [str(Path(program[0]).resolve())] + program[1:]
+    problem = check_program_binding(program[0], how)
+    if problem:
+        parser.error(problem)
     args.out.mkdir(parents=True, exist_ok=True)
     workdir = args.out.resolve()
     schemes = [s for s in args.schemes.split(",") if s]

@@ -30,3 +30,8 @@ set(CMAKE_VISIBILITY_INLINES_HIDDEN OFF)
 # and ranks would pass each other's barriers through. Plain weak symbols stay
 # per copy.
 add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+# The program is a shared object that smpirun loads: bound to itself, its
+# calls to MPI_* reach the library's wrappers under every privatization
+# (dlopen loads each copy with RTLD_DEEPBIND; mmap loads it once, where
+# SimGrid's own MPI_* came first in the global scope).
+add_link_options(-Wl,-Bsymbolic)

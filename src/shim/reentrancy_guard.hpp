@@ -6,9 +6,11 @@
 namespace harmonize::shim {
 
 #ifdef HARMONIZE_SMPI
-// SMPI loads one copy of the program per simulated rank: initial-exec TLS in
-// each would exhaust glibc's static TLS block after a few hundred ranks.
-inline thread_local int t_depth = 0;
+// Simulated ranks take turns on one thread, and SMPI privatizes each rank's
+// globals (its data segment under smpi/privatization:mmap, a copy of the
+// program under dlopen): the per-thread state of the library is a plain global
+// there, here and in request_tracking.hpp, timed_call.hpp, world_clock.cpp.
+inline int t_depth = 0;
 #else
 inline thread_local int t_depth __attribute__((tls_model("initial-exec"))) = 0;
 #endif

@@ -22,7 +22,7 @@ struct Watched {
 };
 
 #ifdef HARMONIZE_SMPI
-inline thread_local std::vector<Watched> t_watched;
+inline std::vector<Watched> t_watched;  // per simulated rank (reentrancy_guard.hpp)
 #else
 inline thread_local std::vector<Watched> t_watched __attribute__((tls_model("initial-exec")));
 #endif

@@ -36,9 +36,10 @@ inline int rank_of(MPI_Comm comm) {
 inline std::atomic<std::uint64_t> g_communicators_freed{0};
 
 #ifdef HARMONIZE_SMPI
-inline thread_local MPI_Comm t_inter_comm = MPI_COMM_NULL;
-inline thread_local bool t_inter = false;
-inline thread_local std::uint64_t t_inter_frees = 0;
+// Per simulated rank (reentrancy_guard.hpp).
+inline MPI_Comm t_inter_comm = MPI_COMM_NULL;
+inline bool t_inter = false;
+inline std::uint64_t t_inter_frees = 0;
 #else
 inline thread_local MPI_Comm t_inter_comm __attribute__((tls_model("initial-exec"))) =
     MPI_COMM_NULL;

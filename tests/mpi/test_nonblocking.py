@@ -158,10 +158,16 @@ def test_fortran_nonblocking_collectives_are_timed(tmp_path, program):
     path = PROGRAMS / program
     if not path.exists():
         pytest.skip("built without MPI Fortran support")
-    report, result = report_of(tmp_path, program, [path])
-    assert "nonblocking done" in result.stdout
-    world = world_of(report)
-    keys = keys_of(world)
+    # Valid calls need a barrier both ranks left in time: beside a CPU hog all
+    # 50 of a run were once flagged, so a run without any is tried again, as
+    # the mpi4py one above.
+    for attempt in range(3):
+        report, result = report_of(tmp_path, f"{program}{attempt}", [path])
+        assert "nonblocking done" in result.stdout
+        world = world_of(report)
+        keys = keys_of(world)
+        if keys[("iallreduce", 32, None)]["valid_calls"] > 0:
+            break
     assert keys[("iallreduce", 32, None)]["calls"] == 50
     assert 0 < keys[("iallreduce", 32, None)]["valid_calls"] <= 50
     assert keys[("ibcast", 32, 0)]["calls"] == 50  # completed by MPI_Test

@@ -137,18 +137,68 @@ def test_the_tree_merge_of_an_uneven_job_is_complete(tmp_path):
 
 
 def test_more_ranks_than_the_kernel_can_map_are_refused_before_the_run():
-    """SMPI loads one copy of the program per simulated rank: past
-    vm.max_map_count the run would abort mid-start (16 384 ranks at rank
-    6 518 with the default 65 530). Pure, plus the script's refusal."""
+    """Every simulated rank costs the host memory maps (a copy of the
+    program under dlopen, a data segment under mmap): past vm.max_map_count
+    the run would abort mid-start (16 384 ranks under dlopen at rank 6 518
+    with the default 65 530). Pure, plus the script's refusal."""
     assert scale_module.check_map_count(4096, 65530) is None
     assert scale_module.check_map_count(16384, None) is None  # unknown: not refused
     problem = scale_module.check_map_count(16384, 65530)
     assert "vm.max_map_count is 65530" in problem and "sysctl -w vm.max_map_count=262144" in problem
+    assert scale_module.check_map_count(16384, 65530, "mmap") is None
     limit = scale_module.map_count_limit()
     if limit is None or limit > 10**8:
         pytest.skip("vm.max_map_count unreadable or too high to exceed")
-    too_many = limit // scale_module.MAPS_PER_RANK + 1
+    too_many = limit // scale_module.MAPS_PER_RANK["mmap"] + 1
     result = subprocess.run([str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", str(too_many),
                              "-o", "/nonexistent/x"], env=clean_environment(), capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 2 and "vm.max_map_count" in result.stderr
+
+
+def test_the_privatization_is_the_last_one_given():
+    how = scale_module.privatization
+    assert how(scale_module.SIMGRID_CONFIG) == "mmap"
+    assert how([]) == "dlopen"  # SimGrid's default
+    assert how(scale_module.SIMGRID_CONFIG + ["smpi/privatization:yes"]) == "dlopen"
+    assert how(["smpi/privatization:dlopen", "smpi/privatization:mmap"]) == "mmap"
+    assert how(["smpi/privatization:0"]) == "no"
+
+
+def test_a_program_that_would_bypass_the_library_is_refused():
+    """Under mmap privatization a program not linked -Wl,-Bsymbolic calls
+    SimGrid's MPI_* instead of the library's: the run would end with no
+    report. The script says so before it starts."""
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) is not installed")
+    scale_module.build(SMPI_BUILD, SOURCE_DIR)  # incremental, as the script does
+    example = str(SMPI_BUILD / "bin" / "harmonize-example")
+    assert scale_module.check_program_binding(example, "mmap") is None
+    plain = shutil.which("true")
+    problem = scale_module.check_program_binding(plain, "mmap")
+    assert problem and "-Wl,-Bsymbolic" in problem and "smpi/privatization:dlopen" in problem
+    assert scale_module.check_program_binding(plain, "dlopen") is None
+    result = subprocess.run([str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "4", "-o",
+                             "/nonexistent/x", "--", plain], env=clean_environment(), capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 2 and "-Wl,-Bsymbolic" in result.stderr, result.stderr
+
+
+def test_both_privatizations_simulate_the_same_job(tmp_path):
+    """The ranks' per-thread state (reentrancy guard, request tracking, the
+    clock cache) is one global per simulated rank in the SMPI build: the
+    ranks share one thread. Under mmap (one program, a data segment per
+    rank) and dlopen (a program per rank) every figure of the report is the
+    same; state leaking between ranks would change them, or hang."""
+    reports = {}
+    for how in ("mmap", "dlopen"):
+        out = tmp_path / how
+        result = subprocess.run(
+            [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "96", "--schemes", "h2hca",
+             "--barriers", "100", "--timeout", "300", "-o", str(out), "--cfg", f"smpi/privatization:{how}"],
+            env=clean_environment(), capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        reports[how] = json.loads((out / "report-p96-h2hca.json").read_text())
+    for section in ("communicators", "clock", "totals", "arrival"):
+        assert reports["mmap"][section] == reports["dlopen"][section], section
+    assert reports["mmap"]["communicators"][0]["harmonized_calls"] == 100

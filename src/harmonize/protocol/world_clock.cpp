@@ -32,7 +32,11 @@ double WorldClock::now(double* bound) const {
     std::uint64_t version = 0;
     std::optional<clock::GlobalClock> clock;
   };
+#ifdef HARMONIZE_SMPI
+  static Cached cached;  // simulated ranks share the thread; SMPI privatizes statics per rank
+#else
   thread_local Cached cached;
+#endif
   const std::uint64_t version = published_.load(std::memory_order_acquire);
   if (cached.owner != this || cached.version != version || !cached.clock) {
     Snapshot snap = snapshot();

@@ -87,6 +87,7 @@ Layout gather_layout(MPI_Comm comm, const std::function<int(int)>& virtual_node_
                  want_sockets ? bound_socket(layout.socket_note) : -1};
   std::vector<int> all(2 * static_cast<std::size_t>(size));
   check_mpi(PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm), "PMPI_Allgather");
+  layout.of_rank.reserve(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) layout.of_rank.push_back({all[2 * r], all[2 * r + 1]});
   if (want_sockets && layout.socket_note.empty()) {
     for (const Placement& placement : layout.of_rank) {
@@ -104,14 +105,15 @@ std::vector<int> gather_shared_memory_nodes(MPI_Comm comm) {
   check_mpi(PMPI_Allgather(&mine, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "PMPI_Allgather");
   // A node's leader is its lowest rank, so leaders first appear in rank order.
   std::vector<int> index_of_leader(static_cast<std::size_t>(size), -1);
-  std::vector<int> nodes;
+  // In place: every process holds this table, so at 16 384 simulated ranks
+  // each byte per rank is 256 MB.
   int count = 0;
-  for (int leader : leaders) {
+  for (int& leader : leaders) {
     int& index = index_of_leader.at(static_cast<std::size_t>(leader));
     if (index < 0) index = count++;
-    nodes.push_back(index);
+    leader = index;
   }
-  return nodes;
+  return leaders;
 }
 
 NodeCrowding node_crowding(MPI_Comm world) {
