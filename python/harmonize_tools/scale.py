@@ -387,14 +387,57 @@ def raise_open_files(needed):
     return None
 
 
+def writable_segment_bytes(program):
+    """The program's writable segments (data and bss), page-rounded, as
+    `readelf -lW` lists them; None when unknown."""
+    if shutil.which("readelf") is None:
+        return None
+    try:
+        headers = subprocess.run(["readelf", "-lW", program], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    total = 0
+    for line in headers.stdout.splitlines():
+        words = line.split()
+        # LOAD offset vaddr paddr filesz memsz flags align
+        if len(words) >= 8 and words[0] == "LOAD" and "W" in words[6]:
+            spanned = int(words[2], 16) % 4096 + int(words[5], 16)  # from its first page
+            total += -(-spanned // 4096) * 4096
+    return total or None
+
+
+def check_shared_memory(procs, how, program, path="/dev/shm"):
+    """None, or why `procs` copies of the program's data segment will not fit
+    in `path`: under mmap privatization SimGrid keeps each rank's in a file
+    there (a container's default /dev/shm is 64 MB)."""
+    if how != "mmap":
+        return None
+    per_rank = writable_segment_bytes(program)
+    try:
+        stat = os.statvfs(path)
+    except OSError:
+        return None
+    if per_rank is None:
+        return None
+    needed = procs * per_rank
+    free = stat.f_bavail * stat.f_frsize
+    if needed <= free:
+        return None
+    return (f"{procs} simulated ranks need about {needed >> 20} MB in {path} (a copy of the program's "
+            f"{per_rank >> 10} KB data segment each, smpi/privatization:mmap) but {free >> 20} MB are free: "
+            f"enlarge it (mount -o remount,size=... {path}; docker run --shm-size), or give "
+            "--cfg smpi/privatization:dlopen")
+
+
 def check_program_binding(program, how):
     """None, or why `program` would bypass the library under `how`.
 
     With smpi/privatization:mmap SMPI loads the program once, after
     SimGrid's own MPI_* in the global scope: unless the program was linked
     -Wl,-Bsymbolic its calls reach SimGrid, not the library linked into it,
-    and the run ends with no report. dlopen (RTLD_DEEPBIND) does not care."""
-    if how != "mmap" or shutil.which("readelf") is None:
+    and the run ends with no report; the same under 'no'. dlopen
+    (RTLD_DEEPBIND) does not care."""
+    if how not in ("mmap", "no") or shutil.which("readelf") is None:
         return None
     try:
         dynamic = subprocess.run(["readelf", "-d", program], capture_output=True, text=True, timeout=60)
@@ -402,7 +445,7 @@ def check_program_binding(program, how):
         return None
     if dynamic.returncode != 0 or "SYMBOLIC" in dynamic.stdout:
         return None
-    return (f"{program} was not linked with -Wl,-Bsymbolic: under smpi/privatization:mmap its MPI calls "
+    return (f"{program} was not linked with -Wl,-Bsymbolic: under smpi/privatization:{how} its MPI calls "
             "would bypass the library (docs/scaling.md); relink it, or give "
             "--cfg smpi/privatization:dlopen")
 
@@ -452,9 +495,11 @@ def main(argv=None, script_dir=None):
                                "-m", "8:8", "-x", "0", "-i", str(max(1, args.barriers // 2))]
     # The simulation runs in the output directory: a program named from here
     # must still be found there.
-    if os.sep in program[0] and Path(program[0]).exists():
-        program = [str(Path(program[0]).resolve())] + program[1:]
-    problem = check_program_binding(program[0], how)
+    found = program[0] if os.sep in program[0] else shutil.which(program[0])
+    if found and Path(found).exists():
+        program = [str(Path(found).resolve())] + program[1:]
+    problem = (check_program_binding(program[0], how)
+               or check_shared_memory(max(process_counts), how, program[0]))
     if problem:
         parser.error(problem)
     args.out.mkdir(parents=True, exist_ok=True)

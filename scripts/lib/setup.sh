@@ -5,7 +5,7 @@
 HARMONIZE_PACKAGES=(
   build-essential cmake pkg-config gfortran
   libopenmpi-dev openmpi-bin mpich libmpich-dev
-  libhwloc-dev catch2 nlohmann-json3-dev libsimgrid-dev iproute2
+  libhwloc-dev catch2 nlohmann-json3-dev libsimgrid-dev iproute2 time
   libopen-trace-format2-dev otf2-tools
   python3 python3-pytest python3-mpi4py python3-matplotlib python3-numpy python3-flake8
 )

@@ -40,7 +40,7 @@ std::vector<int> encode_groups(const SplitGroups& groups, std::span<const int> p
   return message;
 }
 
-SplitGroups decode_groups(std::span<const int> message) {
+SplitGroups decode_groups(std::span<const int> message, int size) {
   SplitGroups groups;
   std::size_t at = 0;
   while (at < message.size()) {
@@ -48,7 +48,10 @@ SplitGroups decode_groups(std::span<const int> message) {
         static_cast<std::size_t>(message[at + 1]) > message.size() - at - 2)
       throw std::invalid_argument("split groups: truncated message");
     const auto begin = message.begin() + static_cast<std::ptrdiff_t>(at + 2);
-    groups[message[at]].assign(begin, begin + message[at + 1]);
+    const auto end = begin + message[at + 1];
+    if (std::any_of(begin, end, [size](int rank) { return rank < 0 || rank >= size; }))
+      throw std::invalid_argument("split groups: a member outside the group");
+    groups[message[at]].assign(begin, end);
     at += 2 + static_cast<std::size_t>(message[at + 1]);
   }
   return groups;

@@ -17,7 +17,8 @@ SplitGroups split_groups(std::span<const int> pairs, int first = 0);
 // The groups of `groups` whose color a process of `pairs` has: what the
 // subtree holding those processes needs to know.
 std::vector<int> encode_groups(const SplitGroups& groups, std::span<const int> pairs);
-// Throws std::invalid_argument on a message that does not parse.
-SplitGroups decode_groups(std::span<const int> message);
+// Throws std::invalid_argument on a message that does not parse or names a
+// rank outside [0, size).
+SplitGroups decode_groups(std::span<const int> message, int size);
 
 }  // namespace harmonize::sync

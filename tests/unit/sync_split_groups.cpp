@@ -29,12 +29,14 @@ TEST_CASE("a subtree is sent the groups of its colors only, and they come back w
   const std::vector<int> subtree = {2, 0, -1, 0, 2, 4};  // colors 2, none, 2
   const std::vector<int> message = encode_groups(groups, subtree);
   CHECK(message == std::vector<int>{2, 3, 2, 5, 7});
-  CHECK(decode_groups(message) == SplitGroups{{2, {2, 5, 7}}});
-  CHECK(decode_groups({}).empty());
+  CHECK(decode_groups(message, 8) == SplitGroups{{2, {2, 5, 7}}});
+  CHECK_THROWS_AS(decode_groups(message, 7), std::invalid_argument);  // 7 is not a rank of 7
+  CHECK_THROWS_AS(decode_groups(std::vector<int>{2, 1, -1}, 8), std::invalid_argument);
+  CHECK(decode_groups({}, 8).empty());
   CHECK(encode_groups(groups, std::vector<int>{-1, 0}).empty());
-  CHECK_THROWS_AS(decode_groups(std::vector<int>{2, 4, 1, 2}), std::invalid_argument);
-  CHECK_THROWS_AS(decode_groups(std::vector<int>{2}), std::invalid_argument);
-  CHECK_THROWS_AS(decode_groups(std::vector<int>{2, -1}), std::invalid_argument);
+  CHECK_THROWS_AS(decode_groups(std::vector<int>{2, 4, 1, 2}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(decode_groups(std::vector<int>{2}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(decode_groups(std::vector<int>{2, -1}, 8), std::invalid_argument);
 }
 
 // The transport's protocol without MPI: pairs gathered up the binomial tree,
@@ -52,7 +54,17 @@ TEST_CASE("the tree split gives every process the group a split of the whole tab
       table.push_back(static_cast<int>(random() % 5) - 1);  // -1: not in any group
       table.push_back(static_cast<int>(random() % 4));      // keys tie often
     }
-    const SplitGroups reference = split_groups(table);
+    // The reference, as MPI_Comm_split says: each color's ranks, stably
+    // sorted by key (ties keep rank order).
+    SplitGroups reference;
+    for (int color = 0; color < 4; ++color) {
+      std::vector<int> ranks;
+      for (int r = 0; r < n; ++r)
+        if (table[2 * r] == color) ranks.push_back(r);
+      std::stable_sort(ranks.begin(), ranks.end(),
+                       [&](int a, int b) { return table[2 * a + 1] < table[2 * b + 1]; });
+      if (!ranks.empty()) reference[color] = ranks;
+    }
     // Up: a process knows exactly its subtree's pairs, received from children.
     std::vector<std::vector<int>> subtree(static_cast<std::size_t>(n));
     for (int r = n - 1; r >= 0; --r) {
@@ -70,8 +82,10 @@ TEST_CASE("the tree split gives every process the group a split of the whole tab
     for (int r = 1; r < n; ++r) {
       const int parent = tree_parent(r);
       REQUIRE(parent < r);
-      known[static_cast<std::size_t>(r)] = decode_groups(encode_groups(
-          known[static_cast<std::size_t>(parent)], subtree[static_cast<std::size_t>(r)]));
+      known[static_cast<std::size_t>(r)] =
+          decode_groups(encode_groups(known[static_cast<std::size_t>(parent)],
+                                      subtree[static_cast<std::size_t>(r)]),
+                        n);
     }
     for (int r = 0; r < n; ++r) {
       const int color = table[2 * r];

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <numeric>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "sync/mpi/mpi_error.hpp"
@@ -146,9 +147,14 @@ std::unique_ptr<Transport> GroupTransport::split(int color, int key) {
     send_raw(tree_parent(rank_), pairs.data(), static_cast<int>(pairs.size()), MPI_INT);
     int length = 0;
     recv_raw(tree_parent(rank_), &length, 1, MPI_INT);
+    if (length < 0) throw MpiError("GroupTransport::split", MPI_ERR_COUNT);
     std::vector<int> message(static_cast<std::size_t>(length));
     recv_raw(tree_parent(rank_), message.data(), length, MPI_INT);
-    groups = decode_groups(message);
+    try {
+      groups = decode_groups(message, n);
+    } catch (const std::invalid_argument&) {
+      throw MpiError("GroupTransport::split", MPI_ERR_INTERN);
+    }
   }
   for (const int child : children) {
     const std::vector<int> message = encode_groups(groups, subtree_of(child));
