@@ -6,6 +6,8 @@ or flat, given latency and bandwidth), runs a program linked with the library
 at a list of process counts and clock-sync schemes, with per-node test clocks
 so that clock errors and exit skews are known exactly, and writes
 results.csv, table.md, fit.txt and scale-*.png. docs/scaling.md explains it.
+Each simulated rank gets its own copy of the program's data segment
+(smpi/privatization:mmap): a program of your own is linked -Wl,-Bsymbolic.
 
   scripts/harmonize-scale --procs 64,256,1024 --barriers 20 -o scale-out
 """
