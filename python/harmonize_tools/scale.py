@@ -389,17 +389,26 @@ def raise_open_files(needed):
     return None
 
 
-def writable_segment_bytes(program):
-    """The program's writable segments (data and bss), page-rounded, as
-    `readelf -lW` lists them; None when unknown."""
+def readelf(option, program):
+    """What `readelf option program` prints; None without binutils or when
+    it cannot read the program (the checks that ask then assume the best)."""
     if shutil.which("readelf") is None:
         return None
     try:
-        headers = subprocess.run(["readelf", "-lW", program], capture_output=True, text=True, timeout=60)
+        result = subprocess.run(["readelf", option, program], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def writable_segment_bytes(program):
+    """The program's writable segments (data and bss), page-rounded, as
+    `readelf -lW` lists them; None when unknown."""
+    headers = readelf("-lW", program)
+    if headers is None:
+        return None
     total = 0
-    for line in headers.stdout.splitlines():
+    for line in headers.splitlines():
         words = line.split()
         # LOAD offset vaddr paddr filesz memsz flags align
         if len(words) >= 8 and words[0] == "LOAD" and "W" in words[6]:
@@ -415,11 +424,11 @@ def check_shared_memory(procs, how, program, path="/dev/shm"):
     if how != "mmap":
         return None
     per_rank = writable_segment_bytes(program)
+    if per_rank is None:
+        return None
     try:
         stat = os.statvfs(path)
     except OSError:
-        return None
-    if per_rank is None:
         return None
     needed = procs * per_rank
     free = stat.f_bavail * stat.f_frsize
@@ -439,13 +448,10 @@ def check_program_binding(program, how):
     -Wl,-Bsymbolic its calls reach SimGrid, not the library linked into it,
     and the run ends with no report; the same under 'no'. dlopen
     (RTLD_DEEPBIND) does not care."""
-    if how not in ("mmap", "no") or shutil.which("readelf") is None:
+    if how not in ("mmap", "no"):
         return None
-    try:
-        dynamic = subprocess.run(["readelf", "-d", program], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if dynamic.returncode != 0 or "SYMBOLIC" in dynamic.stdout:
+    dynamic = readelf("-d", program)
+    if dynamic is None or "SYMBOLIC" in dynamic:
         return None
     return (f"{program} was not linked with -Wl,-Bsymbolic: under smpi/privatization:{how} its MPI calls "
             "would bypass the library (docs/scaling.md); relink it, or give "
@@ -487,11 +493,11 @@ def main(argv=None, script_dir=None):
 
     process_counts = [int(p) for p in args.procs.split(",") if p]
     how = privatization(SIMGRID_CONFIG + args.cfg)
-    limit = map_count_limit()
-    for procs in process_counts:
-        problem = check_map_count(procs, limit, how) or raise_open_files(open_files_needed(procs, how))
-        if problem:
-            parser.error(problem)
+    largest = max(process_counts, default=0)  # what the host must hold grows with P
+    problem = (check_map_count(largest, map_count_limit(), how)
+               or raise_open_files(open_files_needed(largest, how)))
+    if problem:
+        parser.error(problem)
     build(args.build_dir.resolve(), source_dir, args.rebuild)
     program = args.program or [str(args.build_dir.resolve() / "bin" / "harmonize-example"), "-c", "barrier",
                                "-m", "8:8", "-x", "0", "-i", str(max(1, args.barriers // 2))]
@@ -501,7 +507,7 @@ def main(argv=None, script_dir=None):
     if found and Path(found).exists():
         program = [str(Path(found).resolve())] + program[1:]
     problem = (check_program_binding(program[0], how)
-               or check_shared_memory(max(process_counts), how, program[0]))
+               or check_shared_memory(largest, how, program[0]))
     if problem:
         parser.error(problem)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/per_thread.hpp"
 #include "shim/timed_call.hpp"
 
 namespace harmonize::shim {
@@ -21,11 +22,7 @@ struct Watched {
   std::uint32_t slot = collectives::RequestIndex::kNone;
 };
 
-#ifdef HARMONIZE_SMPI
-inline std::vector<Watched> t_watched;  // per simulated rank (reentrancy_guard.hpp)
-#else
-inline thread_local std::vector<Watched> t_watched __attribute__((tls_model("initial-exec")));
-#endif
+HARMONIZE_PER_THREAD inline std::vector<Watched> t_watched;
 
 // `call` (returns the MPI status) may complete any of `count` requests:
 // `handle(i)` is the i-th as a C handle (MPI_REQUEST_NULL: none), and

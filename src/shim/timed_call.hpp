@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "common/per_thread.hpp"
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "shim/reentrancy_guard.hpp"
 
@@ -35,17 +36,9 @@ inline int rank_of(MPI_Comm comm) {
 // learnt again after it.
 inline std::atomic<std::uint64_t> g_communicators_freed{0};
 
-#ifdef HARMONIZE_SMPI
-// Per simulated rank (reentrancy_guard.hpp).
-inline MPI_Comm t_inter_comm = MPI_COMM_NULL;
-inline bool t_inter = false;
-inline std::uint64_t t_inter_frees = 0;
-#else
-inline thread_local MPI_Comm t_inter_comm __attribute__((tls_model("initial-exec"))) =
-    MPI_COMM_NULL;
-inline thread_local bool t_inter __attribute__((tls_model("initial-exec"))) = false;
-inline thread_local std::uint64_t t_inter_frees __attribute__((tls_model("initial-exec"))) = 0;
-#endif
+HARMONIZE_PER_THREAD inline MPI_Comm t_inter_comm = MPI_COMM_NULL;
+HARMONIZE_PER_THREAD inline bool t_inter = false;
+HARMONIZE_PER_THREAD inline std::uint64_t t_inter_frees = 0;
 
 // Whether `comm` (just used successfully) is an intercommunicator. Asked of
 // MPI once per run of calls on one communicator (benchmarks call one

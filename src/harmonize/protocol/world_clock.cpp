@@ -3,6 +3,8 @@
 #include <optional>
 #include <utility>
 
+#include "common/per_thread.hpp"
+
 namespace harmonize::protocol {
 
 WorldClock::WorldClock(const clock::TimeSource& local)
@@ -32,11 +34,7 @@ double WorldClock::now(double* bound) const {
     std::uint64_t version = 0;
     std::optional<clock::GlobalClock> clock;
   };
-#ifdef HARMONIZE_SMPI
-  static Cached cached;  // simulated ranks share the thread; SMPI privatizes statics per rank
-#else
-  thread_local Cached cached;
-#endif
+  HARMONIZE_PER_THREAD_STATIC Cached cached;
   const std::uint64_t version = published_.load(std::memory_order_acquire);
   if (cached.owner != this || cached.version != version || !cached.clock) {
     Snapshot snap = snapshot();
