@@ -150,6 +150,13 @@ constexpr std::array kVariables{
         "HARMONIZE_MINRTT_PATIENCE", decimal<kDefaultMinRttPatience>, 0, 100000,
         "stop a fit point's ping-pongs once the minimum RTT has not improved for this many "
         "exchanges (0: always do all)"),
+    value<Kind::percent, &Policy::path_asymmetry>(
+        "HARMONIZE_PATH_ASYMMETRY", "10%", 0, 100,
+        "what the likely clock-error bound (report: clock_error_likely) assumes of the paths: "
+        "the share of half a sync's fastest round trip by which they may be asymmetric beyond "
+        "what the scatter of its exchanges shows (the proven bound assumes 100%); 10% covers "
+        "the loaded shared-memory and TCP paths measured; less is for paths known symmetric "
+        "and unloaded (harmonize-scale's simulated cluster: 0.5%), see docs/clock-error.md"),
     choice<&Policy::time_source>("HARMONIZE_TIMESOURCE", choices::kDefaultTimeSource,
                                  "local time source"),
     choice<&Policy::wtime>(

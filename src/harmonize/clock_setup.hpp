@@ -63,6 +63,7 @@ inline sync::Settings sync_settings_from(const config::Policy& policy) {
   settings.fitpoints = policy.fitpoints;
   settings.pingpongs = policy.pingpongs;
   settings.min_rtt_patience = policy.minrtt_patience;
+  settings.path_asymmetry = policy.path_asymmetry;
   return settings;
 }
 

@@ -145,7 +145,7 @@ clock::ModelStack learn_as_client(Transport& group, int reference, const clock::
   // The scatter of this sync's points about their own line, before the
   // reference's bounds widen them all alike. Not set, a likely half-width
   // is the proven one in every later step.
-  if (settings.likely_from_scatter) assign_likely_widths(points);
+  if (settings.likely_from_scatter) assign_likely_widths(points, settings.path_asymmetry);
   // The reference's clock does not change while it serves a sync.
   const OffsetMeasurement& served = measurements.back();
   const clock::LinearModel mine = clk.models().composite();

@@ -19,11 +19,11 @@ double offset_scatter(std::span<const FitPoint> batch) {
   return std::sqrt(squares / static_cast<double>(batch.size() - 2));
 }
 
-void assign_likely_widths(std::span<FitPoint> batch) {
+void assign_likely_widths(std::span<FitPoint> batch, double path_asymmetry) {
   const double scatter = offset_scatter(batch);
   for (FitPoint& p : batch)
-    p.likely = std::min(
-        p.bound, kLikelyCoverage * scatter + kUnseenAsymmetryShare * p.bound + kClockReadAllowance);
+    p.likely = std::min(p.bound,
+                        kLikelyCoverage * scatter + path_asymmetry * p.bound + kClockReadAllowance);
 }
 
 double likely_drift_error(std::span<const FitPoint> representatives, double model_slope) {

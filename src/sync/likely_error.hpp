@@ -8,12 +8,12 @@
 // are far more symmetric, and how far a measurement of the offset lands from
 // the truth shows in how far the measurements of one sync scatter around
 // their own line. So the likely half-width is kLikelyCoverage times that
-// scatter, plus kUnseenAsymmetryShare of the proven half-width for an
-// asymmetry every exchange shares (which no scatter can show), plus the read
-// allowance, and never more than the proven half-width. With fewer than
-// kMinScatterPoints points there is no scatter to see: the proven
-// half-width stands.
-// docs/clock-error.md gives the measurements behind both constants.
+// scatter, plus a share of the proven half-width for an asymmetry every
+// exchange shares (which no scatter can show: HARMONIZE_PATH_ASYMMETRY, 10 %
+// unless the operator knows the paths better), plus the read allowance, and
+// never more than the proven half-width. With fewer than kMinScatterPoints
+// points there is no scatter to see: the proven half-width stands.
+// docs/clock-error.md gives the measurements behind both numbers.
 #include <span>
 
 #include "sync/fit.hpp"
@@ -21,7 +21,6 @@
 namespace harmonize::sync {
 
 inline constexpr double kLikelyCoverage = 3.0;
-inline constexpr double kUnseenAsymmetryShare = 0.1;
 inline constexpr std::size_t kMinScatterPoints = 3;
 inline constexpr std::size_t kMinDriftSyncs = 3;
 
@@ -32,8 +31,9 @@ double offset_scatter(std::span<const FitPoint> batch);
 
 // Sets every point's `likely` from the batch's scatter and its own `bound`
 // (both still relative to the reference's clock: before the reference's
-// own bounds widen them).
-void assign_likely_widths(std::span<FitPoint> batch);
+// own bounds widen them), `path_asymmetry` of the bound being kept for the
+// asymmetry no scatter shows.
+void assign_likely_widths(std::span<FitPoint> batch, double path_asymmetry);
 
 // How fast the clock's likely error grows: the drift the syncs' points show,
 // taken as a statistic rather than as intervals. One point per sync (the

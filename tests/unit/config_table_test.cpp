@@ -156,6 +156,7 @@ TEST_CASE("the policy of an empty environment holds the table's defaults", "[con
   CHECK(defaults.fitpoints == choices::kDefaultFitpoints);
   CHECK(defaults.pingpongs == choices::kDefaultPingpongs);
   CHECK(defaults.minrtt_patience == choices::kDefaultMinRttPatience);
+  CHECK(defaults.path_asymmetry == choices::kDefaultPathAsymmetry);
   CHECK(find_variable("HARMONIZE_FITPOINTS")->default_value == "8");
   CHECK(find_variable("HARMONIZE_PINGPONGS")->default_value == "10");
   CHECK(find_variable("HARMONIZE_SYNC")->default_value == "h2hca");
@@ -169,13 +170,15 @@ TEST_CASE("sync settings from the default policy are the tuned defaults", "[conf
                                            {"HARMONIZE_OFFSET_ALG", "meanrtt"},
                                            {"HARMONIZE_FITPOINTS", "3"},
                                            {"HARMONIZE_PINGPONGS", "4"},
-                                           {"HARMONIZE_MINRTT_PATIENCE", "2"}}));
+                                           {"HARMONIZE_MINRTT_PATIENCE", "2"},
+                                           {"HARMONIZE_PATH_ASYMMETRY", "0%"}}));
   CHECK(chosen.scheme == harmonize::sync::Scheme::hca3);
   CHECK(chosen.model == harmonize::sync::ModelKind::linear);
   CHECK(chosen.offset == harmonize::sync::OffsetAlgorithm::mean_rtt);
   CHECK(chosen.fitpoints == 3);
   CHECK(chosen.pingpongs == 4);
   CHECK(chosen.min_rtt_patience == 2);
+  CHECK(chosen.path_asymmetry == 0.0);
 }
 
 TEST_CASE("every name of a choice reaches its field and reads back the same", "[config]") {

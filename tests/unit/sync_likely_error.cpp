@@ -8,6 +8,10 @@
 
 using namespace harmonize::sync;
 
+namespace {
+constexpr double kShare = 0.1;  // HARMONIZE_PATH_ASYMMETRY's default
+}  // namespace
+
 TEST_CASE("the scatter of a sync's offsets is taken about their own line", "[sync][bound]") {
   // Fewer points than a line needs to show any scatter.
   const std::vector<FitPoint> two{{0.0, 1.0}, {1.0, 5.0}};
@@ -25,27 +29,36 @@ TEST_CASE("a likely half-width is the scatter's, a share of the proven one, neve
   SECTION("no scatter: the unseen-asymmetry share and the read allowance") {
     std::vector<FitPoint> batch{
         {0.0, 1e-6, 0, 200e-9}, {1e-3, 1e-6, 0, 100e-9}, {2e-3, 1e-6, 0, 400e-9}};
-    assign_likely_widths(batch);
-    CHECK(batch[0].likely == Approx(kUnseenAsymmetryShare * 200e-9 + kClockReadAllowance));
-    CHECK(batch[1].likely == Approx(kUnseenAsymmetryShare * 100e-9 + kClockReadAllowance));
-    CHECK(batch[2].likely == Approx(kUnseenAsymmetryShare * 400e-9 + kClockReadAllowance));
+    assign_likely_widths(batch, kShare);
+    CHECK(batch[0].likely == Approx(kShare * 200e-9 + kClockReadAllowance));
+    CHECK(batch[1].likely == Approx(kShare * 100e-9 + kClockReadAllowance));
+    CHECK(batch[2].likely == Approx(kShare * 400e-9 + kClockReadAllowance));
   }
   SECTION("scatter: kLikelyCoverage times it on top") {
     std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 3e-9, 0, 1e-6}, {2.0, 0.0, 0, 1e-6}};
-    assign_likely_widths(batch);
-    const double expected = kLikelyCoverage * std::sqrt(6.0) * 1e-9 + kUnseenAsymmetryShare * 1e-6 +
-                            kClockReadAllowance;
+    assign_likely_widths(batch, kShare);
+    const double expected =
+        kLikelyCoverage * std::sqrt(6.0) * 1e-9 + kShare * 1e-6 + kClockReadAllowance;
     for (const FitPoint& p : batch) CHECK(p.likely == Approx(expected));
+  }
+  SECTION("paths stated symmetric (share 0): the scatter and the read allowance alone") {
+    std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 3e-9, 0, 1e-6}, {2.0, 0.0, 0, 1e-6}};
+    assign_likely_widths(batch, 0.0);
+    for (const FitPoint& p : batch)
+      CHECK(p.likely == Approx(kLikelyCoverage * std::sqrt(6.0) * 1e-9 + kClockReadAllowance));
+    std::vector<FitPoint> quiet{{0.0, 1e-6, 0, 5e-6}, {1e-3, 1e-6, 0, 5e-6}, {2e-3, 1e-6, 0, 5e-6}};
+    assign_likely_widths(quiet, 0.0);
+    for (const FitPoint& p : quiet) CHECK(p.likely == Approx(kClockReadAllowance));
   }
   SECTION("a scatter as wide as the proven interval: the proven half-width") {
     std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 3e-6, 0, 2e-6}, {2.0, 0.0, 0, 1e-6}};
-    assign_likely_widths(batch);
+    assign_likely_widths(batch, kShare);
     CHECK(batch[0].likely == 1e-6);
     CHECK(batch[1].likely == 2e-6);
   }
   SECTION("too few points to see a scatter: the proven half-width") {
     std::vector<FitPoint> batch{{0.0, 0.0, 0, 1e-6}, {1.0, 0.0, 0, 2e-6}};
-    assign_likely_widths(batch);
+    assign_likely_widths(batch, kShare);
     CHECK(batch[0].likely == 1e-6);
     CHECK(batch[1].likely == 2e-6);
   }
