@@ -55,6 +55,8 @@ def test_simulated_job_is_what_was_asked(harmonized):
     assert report["clock"]["test_clock"]["scope"] == "host"
     # What the likely bound assumes of the generated platform's paths is on record.
     assert report["config"]["HARMONIZE_PATH_ASYMMETRY"] == scale_module.PATH_ASYMMETRY
+    for panel in ("sync", "clock-error", "exit-skew", "time-in-call", "bound"):
+        assert (out / f"scale-{panel}.png").stat().st_size > 0, panel
     assert report["clock"]["sync_levels"] == 2 and report["clock"]["sync_nodes"] == 2
     # Every barrier was intercepted by the statically linked shim, on every rank.
     world = report["communicators"][0]
