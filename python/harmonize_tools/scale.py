@@ -18,6 +18,7 @@ import csv
 import json
 import math
 import os
+import re
 import resource
 import shutil
 import signal
@@ -64,14 +65,17 @@ from .common import parse_duration, tools_dir
 SIMGRID_CONFIG = ["smpi/coll-selector:ompi", "smpi/bcast:binomial_tree", "smpi/reduce:binomial",
                   "smpi/simulate-computation:no", "smpi/wtime:0", "smpi/privatization:mmap"]
 
-# HARMONIZE_PATH_ASYMMETRY of the runs. The generated platform's paths are
-# symmetric by construction (a route is the same links both ways, at one
-# latency and bandwidth) and nothing loads them from outside; what is left is
-# a few ns (a first pong of 48 bytes against a ping of 8, clock reads in whole
-# ns), which 0.5 % of half a round trip (microseconds here) covers. At 0 %,
-# 1 664 of 1 024 000 exits were beyond the likely bound by a few ns (1 024
-# ranks x 1 000 barriers), at 0.5 % none; the library's default (10 %) is for
-# real paths, which load makes asymmetric unseen (docs/clock-error.md).
+# HARMONIZE_PATH_ASYMMETRY of the runs. The generated platform's paths take
+# the same number of hops each way over links of one latency and bandwidth
+# (the fat tree may route the two directions through different spines), and
+# nothing but the simulation's own traffic loads them; what is left is a few
+# ns (a first pong of 48 bytes against a ping of 8, clock reads in whole ns),
+# which 0.5 % of half a round trip covers at the default --latency and
+# --bandwidth (round trips of microseconds). Chosen from the runs of
+# docs/clock-error.md: at 0 %, 1 664 of 1 024 000 exits were beyond the likely
+# bound by a few ns (1 024 ranks x 1 000 barriers), at 0.5 % none; the
+# library's default (10 %) is what held on real paths under load. On another
+# platform, read the likely_violations column.
 PATH_ASYMMETRY = "0.5%"
 
 
@@ -231,6 +235,8 @@ def metrics(report):
         "likely_bound_p50_s": world.get("clock_error_likely", {}).get("p50"),
         "likely_bound_max_s": world.get("clock_error_likely", {}).get("max"),
         "likely_violations": world.get("truth_likely_violations"),
+        # What that bound assumed of the paths (HARMONIZE_PATH_ASYMMETRY).
+        "path_asymmetry": report.get("config", {}).get("HARMONIZE_PATH_ASYMMETRY"),
         "exit_skew_p50_s": world["truth_exit_skew"]["p50"],
         "exit_skew_p99_s": world["truth_exit_skew"]["p99"],
         "time_in_call_p50_s": world["time_in_call"]["p50"],
@@ -270,14 +276,14 @@ def write_outputs(rows, out, schemes):
             "sync_levels", "barriers", "missed", "flagged_percent", "resyncs", "resync_per_call_s",
             "clock_error_p50_s", "clock_error_max_s",
             "clock_error_end_s", "error_bound_p50_s", "bound_violations", "likely_bound_p50_s",
-            "likely_bound_max_s", "likely_violations", "exit_skew_p50_s",
+            "likely_bound_max_s", "likely_violations", "path_asymmetry", "exit_skew_p50_s",
             "exit_skew_p99_s", "time_in_call_p50_s", "time_in_call_p99_s"]
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
     lines = ["| P | scheme | wall s | RSS MB | sync us | clock error us (p50 / max / end) | "
-             "bound us | likely bound us (p50 / max, violations) | exit skew us (p50 / p99) | "
+             "bound us | likely bound us (p50 / max, violations; path asymmetry) | exit skew us (p50 / p99) | "
              "time in call us (p50) | missed (flagged %) | resync us/call |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -289,7 +295,8 @@ def write_outputs(rows, out, schemes):
             f"| {r['procs']} | {r['scheme']} | {r['wall_s']:.0f} | {r.get('peak_rss_mb', '')} | "
             f"{us(r['sync_s'])} | {us(r['clock_error_p50_s'])} / {us(r['clock_error_max_s'])} / "
             f"{us(r['clock_error_end_s'])} | {us(r['error_bound_p50_s'])} | "
-            f"{us(r['likely_bound_p50_s'])} / {us(r['likely_bound_max_s'])}, {r['likely_violations']} | "
+            f"{us(r['likely_bound_p50_s'])} / {us(r['likely_bound_max_s'])}, {r['likely_violations']}; "
+            f"{r['path_asymmetry']} | "
             f"{us(r['exit_skew_p50_s'])} / {us(r['exit_skew_p99_s'])} | {us(r['time_in_call_p50_s'])} | "
             f"{r['missed']} ({r['flagged_percent']:.2f} %) | {us(r['resync_per_call_s'])} |")
     fits = [f for f in (fit_log(rows, s) for s in schemes) if f]
@@ -328,6 +335,8 @@ def plot(rows, out, schemes, fits):
         fig, ax = plt.subplots(figsize=(6, 4))
         if name == "bound":
             ax.set_yscale("log")
+            shares = sorted({str(r.get("path_asymmetry")) for r in rows if "sync_s" in r})
+            title = f"{title}\nlikely bound at HARMONIZE_PATH_ASYMMETRY={', '.join(shares)}"
         for scheme in schemes:
             mine = [r for r in rows if r["scheme"] == scheme and "sync_s" in r]
             for key, label in series:
@@ -497,8 +506,10 @@ def main(argv=None, script_dir=None):
     parser.add_argument("--mode", choices=["harmonize", "observe"], default="harmonize")
     parser.add_argument("--path-asymmetry", default=PATH_ASYMMETRY,
                         help="HARMONIZE_PATH_ASYMMETRY of the runs: what the likely clock-error bound "
-                             "assumes of the paths (%(default)s: the generated platform's routes are "
-                             "the same links both ways; the library's default is 10%%)")
+                             "assumes of the paths (%(default)s: the generated platform's paths are "
+                             "symmetric in hops, latency and bandwidth, measured at the default "
+                             "--latency and --bandwidth; elsewhere check the likely violations "
+                             "column; the library's default is 10%%)")
     parser.add_argument("--cfg", action="append", default=[],
                         help="extra SimGrid --cfg setting, e.g. smpi/allreduce:rdb (repeatable)")
     parser.add_argument("--build-dir", type=Path, default=source_dir / "build-smpi")
@@ -513,6 +524,11 @@ def main(argv=None, script_dir=None):
         seconds(args.latency)
     except ValueError as error:
         parser.error(f"--latency: {error}")
+    # The library would refuse it in every run, which SMPI reports as no report.
+    share = re.fullmatch(r"(\d+(?:\.\d+)?)%", args.path_asymmetry)
+    if share is None or float(share.group(1)) > 100:
+        parser.error(f"--path-asymmetry: '{args.path_asymmetry}' is not a percentage from 0% to 100% "
+                     "(e.g. 0.5%)")
 
     process_counts = [int(p) for p in args.procs.split(",") if p]
     how = privatization(SIMGRID_CONFIG + args.cfg)

@@ -153,10 +153,12 @@ constexpr std::array kVariables{
     value<Kind::percent, &Policy::path_asymmetry>(
         "HARMONIZE_PATH_ASYMMETRY", "10%", 0, 100,
         "what the likely clock-error bound (report: clock_error_likely) assumes of the paths: "
-        "the share of half a sync's fastest round trip by which they may be asymmetric beyond "
-        "what the scatter of its exchanges shows (the proven bound assumes 100%); 10% covers "
-        "the loaded shared-memory and TCP paths measured; less is for paths known symmetric "
-        "and unloaded (harmonize-scale's simulated cluster: 0.5%), see docs/clock-error.md"),
+        "the share of each fit point's proven half-width (about half its fastest round trip) "
+        "by which they may be asymmetric beyond what the scatter of the sync's exchanges shows "
+        "(the proven bound assumes 100%); 10% is what held on the loaded shared-memory and TCP "
+        "paths measured, less is for paths known symmetric and unloaded (harmonize-scale's "
+        "simulated cluster: 0.5%); no effect on an oversubscribed node, where the likely bound "
+        "is the proven one; see docs/clock-error.md"),
     choice<&Policy::time_source>("HARMONIZE_TIMESOURCE", choices::kDefaultTimeSource,
                                  "local time source"),
     choice<&Policy::wtime>(

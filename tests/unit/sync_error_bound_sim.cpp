@@ -273,3 +273,27 @@ TEST_CASE("the reference's bound travels with its pongs and widens the client's 
   CHECK(client_bound.likely_at(client_bound.at) >= 0.5e-6);
   CHECK(client_bound.likely_at(client_bound.at) < client_bound.value);
 }
+
+TEST_CASE("the likely bound keeps the share of the round trip it is told (simulator)",
+          "[sync][sim][bound]") {
+  // HARMONIZE_PATH_ASYMMETRY reaches the fit points of every HCA3 pair: the
+  // likely bound right after the sync grows with it, and at 100 % of the
+  // proven half-width it can only be the proven bound composed as variances.
+  const auto nodes = nodes_of(8, {1});
+  std::vector<double> medians;
+  for (double share : {0.0, 0.1, 1.0}) {
+    simulator::SimWorld world(spec_for(nodes, 7));
+    Settings settings = scheme(Scheme::hca3);
+    settings.path_asymmetry = share;
+    const auto outcome = synchronize_world(world, settings, 1, 1.0, nodes);
+    Tally proven, likely;
+    check_at(world, outcome, outcome.end_truth, proven, &likely);
+    INFO("share " << share);
+    CHECK(likely.fraction() >= 0.99);
+    for (std::size_t i = 0; i < likely.bounds.size(); ++i)
+      CHECK(likely.bounds[i] <= proven.bounds[i]);
+    medians.push_back(median(likely.bounds));
+  }
+  CHECK(medians[0] < medians[1]);
+  CHECK(medians[1] < medians[2]);
+}

@@ -3,13 +3,14 @@
 #include <cmath>
 #include <vector>
 
+#include "common/choices.hpp"
 #include "sync/likely_error.hpp"
 #include "sync/offset_estimate.hpp"
 
 using namespace harmonize::sync;
 
 namespace {
-constexpr double kShare = 0.1;  // HARMONIZE_PATH_ASYMMETRY's default
+constexpr double kShare = harmonize::choices::kDefaultPathAsymmetry;
 }  // namespace
 
 TEST_CASE("the scatter of a sync's offsets is taken about their own line", "[sync][bound]") {
