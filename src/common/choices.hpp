@@ -95,8 +95,9 @@ inline constexpr TimeSourceKind kDefaultTimeSource = TimeSourceKind::monotonic;
 inline constexpr int kDefaultFitpoints = 8;
 inline constexpr int kDefaultPingpongs = 10;
 inline constexpr int kDefaultMinRttPatience = 0;  // 0 = off: always do all ping-pongs
-// The share of half a sync's fastest round trip that the likely clock-error
-// bound keeps for an asymmetry of the paths no timestamp shows
+// The share of each fit point's proven half-width (about half its fastest
+// round trip) that the likely clock-error bound keeps for an asymmetry of
+// the paths no timestamp shows
 // (sync/likely_error.hpp; docs/clock-error.md has the runs behind 10 %).
 inline constexpr double kDefaultPathAsymmetry = 0.10;
 

@@ -84,7 +84,7 @@ struct Policy {
   int fitpoints{};
   int pingpongs{};
   int minrtt_patience{};
-  double path_asymmetry{};  // fraction of half a sync's fastest round trip
+  double path_asymmetry{};  // fraction of each fit point's proven half-width
   TimeSourceKind time_source{};
   std::string report;  // template; "none" disables the file
   bool quiet{};

@@ -23,7 +23,8 @@ struct Settings {
   // Paper 001 (fig. 2) finds drift linear over ~20 s, not over minutes.
   int history_syncs = 8;
   // What the likely bound assumes of the paths' asymmetry beyond what a
-  // sync's scatter shows, as a share of half the fastest round trip.
+  // sync's scatter shows, as a share of each fit point's proven half-width
+  // (about half its fastest round trip).
   double path_asymmetry = choices::kDefaultPathAsymmetry;
   // Both set by on_oversubscribed_node. There the MPI transport waits by
   // polling and yielding (GroupTransport::set_yield_while_waiting). And the

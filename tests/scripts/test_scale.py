@@ -26,12 +26,17 @@ pytestmark = pytest.mark.skipif(
 BARRIERS = 1000  # 5-10 ms of simulated time: the clocks drift apart between choices
 
 
+def run_script(out, *arguments, timeout=600):
+    """harmonize-scale on the suite's SMPI build, writing to `out`; a later
+    option wins over an earlier one (--timeout 120 per run unless given)."""
+    return subprocess.run([str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--timeout", "120", "-o", str(out),
+                           *arguments], env=clean_environment(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
 def scale(tmp_path, *arguments):
     out = tmp_path / "out"
-    result = subprocess.run(
-        [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "64", "--barriers", str(BARRIERS),
-         "--timeout", "120", "-o", str(out), *arguments],
-        env=clean_environment(), capture_output=True, text=True, timeout=600)
+    result = run_script(out, "--procs", "64", "--barriers", str(BARRIERS), *arguments)
     assert result.returncode == 0, result.stdout + result.stderr
     with open(out / "results.csv") as f:
         rows = list(csv.DictReader(f))
@@ -105,14 +110,9 @@ def test_the_likely_bound_is_as_tight_as_the_paths_it_is_told(tmp_path):
     which no bound comes within 4x of: docs/clock-error.md.)"""
     ratios = {}
     for share in (scale_module.PATH_ASYMMETRY, "10%"):
-        out = tmp_path / share
-        result = subprocess.run(
-            [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "64", "--schemes", "h2hca",
-             "--barriers", "100", "--timeout", "120", "--path-asymmetry", share, "-o", str(out)],
-            env=clean_environment(), capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, result.stdout + result.stderr
-        with open(out / "results.csv") as f:
-            row = next(csv.DictReader(f))
+        rows, _ = scale(tmp_path / share, "--schemes", "h2hca", "--barriers", "100",
+                        "--path-asymmetry", share)
+        row = rows[0]
         assert row["path_asymmetry"] == share
         assert int(row["likely_violations"]) == 0
         ratios[share] = float(row["likely_bound_max_s"]) / float(row["clock_error_max_s"])
@@ -154,10 +154,8 @@ def test_the_tree_merge_of_an_uneven_job_is_complete(tmp_path):
     exactly and lists every rank."""
     barriers = 20
     out = tmp_path / "out"
-    result = subprocess.run(
-        [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "300", "--schemes", "h2hca",
-         "--barriers", str(barriers), "--timeout", "300", "-o", str(out)],
-        env=clean_environment(), capture_output=True, text=True, timeout=600)
+    result = run_script(out, "--procs", "300", "--schemes", "h2hca", "--barriers", str(barriers),
+                        "--timeout", "300")
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((out / "report-p300-h2hca.json").read_text())
     assert "missing_records" not in report
@@ -187,9 +185,7 @@ def test_more_ranks_than_the_kernel_can_map_are_refused_before_the_run():
     if limit is None or limit > 10**8:
         pytest.skip("vm.max_map_count unreadable or too high to exceed")
     too_many = limit // scale_module.MAPS_PER_RANK["mmap"] + 1
-    result = subprocess.run([str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", str(too_many),
-                             "-o", "/nonexistent/x"], env=clean_environment(), capture_output=True, text=True,
-                            timeout=60)
+    result = run_script("/nonexistent/x", "--procs", str(too_many), timeout=60)
     assert result.returncode == 2 and "vm.max_map_count" in result.stderr
 
 
@@ -214,9 +210,7 @@ def test_a_program_that_would_bypass_the_library_is_refused():
     plain = shutil.which("true")
     problem = scale_module.check_program_binding(plain, "mmap")
     assert problem and "-Wl,-Bsymbolic" in problem and "smpi/privatization:dlopen" in problem
-    result = subprocess.run([str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "4", "-o",
-                             "/nonexistent/x", "--", plain], env=clean_environment(), capture_output=True,
-                            text=True, timeout=300)
+    result = run_script("/nonexistent/x", "--procs", "4", "--", plain, timeout=300)
     assert result.returncode == 2 and "-Wl,-Bsymbolic" in result.stderr, result.stderr
 
 
@@ -232,10 +226,7 @@ def test_a_run_that_leaves_no_report_fails(tmp_path):
     subprocess.run(["smpicc", str(source), "-o", str(program), "-Wl,-Bsymbolic"], check=True,
                    capture_output=True, timeout=120)
     out = tmp_path / "out"
-    result = subprocess.run(
-        [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "4", "--schemes", "h2hca",
-         "--timeout", "120", "-o", str(out), "--", str(program)],
-        env=clean_environment(), capture_output=True, text=True, timeout=600)
+    result = run_script(out, "--procs", "4", "--schemes", "h2hca", "--", str(program))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "p4-h2hca failed (no report)" in result.stderr, result.stderr
     with open(out / "results.csv") as f:
@@ -251,10 +242,8 @@ def test_both_privatizations_simulate_the_same_job(tmp_path):
     reports = {}
     for how in ("mmap", "dlopen"):
         out = tmp_path / how
-        result = subprocess.run(
-            [str(SCRIPT), "--build-dir", str(SMPI_BUILD), "--procs", "96", "--schemes", "h2hca",
-             "--barriers", "100", "--timeout", "300", "-o", str(out), "--cfg", f"smpi/privatization:{how}"],
-            env=clean_environment(), capture_output=True, text=True, timeout=600)
+        result = run_script(out, "--procs", "96", "--schemes", "h2hca", "--barriers", "100",
+                            "--timeout", "300", "--cfg", f"smpi/privatization:{how}")
         assert result.returncode == 0, result.stdout + result.stderr
         reports[how] = json.loads((out / "report-p96-h2hca.json").read_text())
     for section in ("communicators", "clock", "totals", "arrival"):
