@@ -27,11 +27,12 @@ a launcher (openmpi, mpich, srun; 'unknown' and status 1 when it cannot be
 told), for scripts/demo and the test set-up (tests/mpi_launch.cmake).
 """
 import re
-import struct
 import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
+
+from . import elf
 
 # ------------------------------------------------------------------ launchers and MPIs
 
@@ -115,45 +116,9 @@ def detect_kind(launcher):
     return kind
 
 
-def elf_sections(data):
-    """(byte order, 64-bit?, section headers as tuples) of an ELF image."""
-    wide = data[4] == 2
-    order = "<" if data[5] == 1 else ">"
-    shoff, = struct.unpack_from(order + ("Q" if wide else "I"), data, 0x28 if wide else 0x20)
-    shentsize, shnum = struct.unpack_from(order + "HH", data, 0x3A if wide else 0x2E)
-    header = order + ("IIQQQQIIQQ" if wide else "IIIIIIIIII")
-    return order, wide, [struct.unpack_from(header, data, shoff + i * shentsize) for i in range(shnum)]
-
-
-def elf_needed(path):
-    """The DT_NEEDED names of an ELF shared object, as `readelf -d` lists them;
-    [] when it is none (read here: binutils need not be installed)."""
-    try:
-        data = Path(path).read_bytes()
-        if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
-            return []
-        order, wide, sections = elf_sections(data)
-        entry = order + ("qQ" if wide else "iI")
-        needed = []
-        for _, kind, _, _, offset, size, link, _, _, _ in sections:
-            if kind != 6:  # SHT_DYNAMIC; its sh_link is its string table
-                continue
-            strings = sections[link][4]
-            for position in range(offset, offset + size, struct.calcsize(entry)):
-                tag, value = struct.unpack_from(entry, data, position)
-                if tag == 0:  # DT_NULL ends the table
-                    break
-                if tag == 1:  # DT_NEEDED
-                    start = strings + value
-                    needed.append(data[start:data.index(b"\0", start)].decode(errors="replace"))
-        return needed
-    except (OSError, struct.error, IndexError, ValueError):
-        return []
-
-
 def library_mpi(library):
     """('openmpi'|'mpich', the libmpi it needs), or (None, None) when it cannot be told."""
-    for name in elf_needed(library):
+    for name in elf.guarded(library, elf.Image.needed, []):
         for pattern, mpi in MPI_OF_NEEDED:
             if pattern.search(name):
                 return mpi, name

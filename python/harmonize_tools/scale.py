@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import elf
 from .common import parse_duration, tools_dir
 
 # SimGrid settings every run uses, and why:
@@ -417,32 +418,10 @@ def raise_open_files(needed):
     return None
 
 
-def readelf(option, program):
-    """What `readelf option program` prints; None without binutils or when
-    it cannot read the program (the checks that ask then assume the best)."""
-    if shutil.which("readelf") is None:
-        return None
-    try:
-        result = subprocess.run(["readelf", option, program], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return result.stdout if result.returncode == 0 else None
-
-
 def writable_segment_bytes(program):
-    """The program's writable segments (data and bss), page-rounded, as
-    `readelf -lW` lists them; None when unknown."""
-    headers = readelf("-lW", program)
-    if headers is None:
-        return None
-    total = 0
-    for line in headers.splitlines():
-        words = line.split()
-        # LOAD offset vaddr paddr filesz memsz flags align
-        if len(words) >= 8 and words[0] == "LOAD" and "W" in words[6]:
-            spanned = int(words[2], 16) % 4096 + int(words[5], 16)  # from its first page
-            total += -(-spanned // 4096) * 4096
-    return total or None
+    """The program's writable segments (data and bss), page-rounded; None
+    when unknown (no ELF file)."""
+    return elf.guarded(program, elf.Image.writable_load_bytes) or None
 
 
 def check_shared_memory(procs, how, program, path="/dev/shm"):
@@ -469,21 +448,37 @@ def check_shared_memory(procs, how, program, path="/dev/shm"):
 
 
 def check_program_binding(program, how):
-    """None, or why `program` would bypass the library under `how`.
+    """None, or why `program`'s MPI calls would not reach the library linked
+    into it (docs/scaling.md, Build).
 
-    With smpi/privatization:mmap SMPI loads the program once, after
-    SimGrid's own MPI_* in the global scope: unless the program was linked
-    -Wl,-Bsymbolic its calls reach SimGrid, not the library linked into it,
-    and the run ends with no report; the same under 'no'. dlopen
-    (RTLD_DEEPBIND) does not care."""
-    if how not in ("mmap", "no"):
-        return None
-    dynamic = readelf("-d", program)
-    if dynamic is None or "SYMBOLIC" in dynamic:
-        return None
-    return (f"{program} was not linked with -Wl,-Bsymbolic: under smpi/privatization:{how} its MPI calls "
-            "would bypass the library (docs/scaling.md); relink it, or give "
-            "--cfg smpi/privatization:dlopen")
+    SMPI cannot preload: the program holds the library, so it defines the
+    MPI_* the library intercepts. Under smpi/privatization:mmap (and 'no')
+    SMPI loads the program once, after SimGrid's own MPI_* in the global
+    scope: a call of one of them that the dynamic linker binds (a relocation
+    names it) reaches SimGrid's instead, and the run ends with no report.
+    -Wl,-Bsymbolic or -Wl,-Bsymbolic-functions bind them in the program;
+    dlopen (RTLD_DEEPBIND) does not care. A program that defines no MPI_* at
+    all never reaches the library, whatever the privatization. What cannot
+    be told (no ELF file, no symbol table) passes: the run's report says."""
+    def problem(image):
+        exported = {name for name, defined in image.symbols(elf.SHT_DYNSYM) or []
+                    if defined and name.startswith("MPI_")}
+        if not exported:
+            own = image.symbols(elf.SHT_SYMTAB)
+            if own is None or any(defined and name.startswith("MPI_") for name, defined in own):
+                return None  # stripped; or the library is in it, not exported, bound there
+            return (f"{program} does not contain the library (it defines no MPI_* of its own): its MPI calls "
+                    "would reach SimGrid's and the run would end with no report; link it with -Wl,--whole-archive "
+                    "<SMPI build>/lib/libharmonize-smpi.a -Wl,--no-whole-archive -lstdc++ -Wl,-Bsymbolic "
+                    "(docs/scaling.md, Build)")
+        bypassed = sorted(exported & image.relocated_symbols())
+        if how not in ("mmap", "no") or not bypassed:
+            return None
+        named = ", ".join(bypassed[:3]) + (f" and {len(bypassed) - 3} more" if len(bypassed) > 3 else "")
+        return (f"{program} calls its own {named} through the dynamic linker (not linked -Wl,-Bsymbolic): "
+                f"under smpi/privatization:{how} those calls would reach SimGrid's, not the library's "
+                "(docs/scaling.md); relink it with -Wl,-Bsymbolic, or give --cfg smpi/privatization:dlopen")
+    return elf.guarded(program, problem)
 
 
 def main(argv=None, script_dir=None):

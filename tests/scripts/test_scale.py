@@ -198,35 +198,54 @@ def test_the_privatization_is_the_last_one_given():
     assert how(["smpi/privatization:0"]) == "no"
 
 
-def test_a_program_that_would_bypass_the_library_is_refused():
-    """Under mmap privatization a program not linked -Wl,-Bsymbolic calls
-    SimGrid's MPI_* instead of the library's: the run would end with no
-    report. The script says so before it starts."""
-    if shutil.which("readelf") is None:
-        pytest.skip("readelf (binutils) is not installed")
+def smpi_program(tmp_path, name, *link):
+    """A small MPI program built with smpicc and linked as given."""
+    source = tmp_path / "program.c"
+    source.write_text("#include <mpi.h>\nint main(int argc, char** argv) {\n"
+                      "  MPI_Init(&argc, &argv);\n  MPI_Barrier(MPI_COMM_WORLD);\n"
+                      "  MPI_Finalize();\n  return 0;\n}\n")
+    program = tmp_path / name
+    subprocess.run(["smpicc", str(source), "-o", str(program), *link], check=True, capture_output=True,
+                   timeout=120)
+    return str(program)
+
+
+def with_the_library(*flags):
+    return ("-Wl,--whole-archive", str(SMPI_BUILD / "lib" / "libharmonize-smpi.a"), "-Wl,--no-whole-archive",
+            "-lstdc++", *flags)
+
+
+def test_a_program_that_would_bypass_the_library_is_refused(tmp_path):
+    """Under mmap privatization a program whose calls of its own MPI_* go
+    through the dynamic linker calls SimGrid's instead of the library's;
+    one that defines none never reaches the library at all. Either run
+    would end with no report: the script says so before it starts."""
     scale_module.build(SMPI_BUILD, SOURCE_DIR)  # incremental, as the script does
-    example = str(SMPI_BUILD / "bin" / "harmonize-example")
-    assert scale_module.check_program_binding(example, "mmap") is None
-    plain = shutil.which("true")
-    problem = scale_module.check_program_binding(plain, "mmap")
-    assert problem and "-Wl,-Bsymbolic" in problem and "smpi/privatization:dlopen" in problem
-    result = run_script("/nonexistent/x", "--procs", "4", "--", plain, timeout=300)
+    check = scale_module.check_program_binding
+    assert check(str(SMPI_BUILD / "bin" / "harmonize-example"), "mmap") is None
+    assert check(smpi_program(tmp_path, "functions", *with_the_library("-Wl,-Bsymbolic-functions")), "mmap") is None
+    unbound = smpi_program(tmp_path, "unbound", *with_the_library())
+    problem = check(unbound, "mmap")
+    assert problem and "MPI_Barrier" in problem and "-Wl,-Bsymbolic" in problem, problem
+    assert "smpi/privatization:dlopen" in problem
+    assert check(unbound, "dlopen") is None  # RTLD_DEEPBIND: the program's own come first
+    without = smpi_program(tmp_path, "without", "-Wl,-Bsymbolic")
+    for how in ("mmap", "dlopen"):
+        problem = check(without, how)
+        assert problem and "does not contain the library" in problem and "libharmonize-smpi.a" in problem
+    assert check(str(SCRIPT), "mmap") is None  # no ELF file: cannot be told
+    result = run_script("/nonexistent/x", "--procs", "4", "--", unbound, timeout=300)
     assert result.returncode == 2 and "-Wl,-Bsymbolic" in result.stderr, result.stderr
 
 
 def test_a_run_that_leaves_no_report_fails(tmp_path):
-    """A program that never reaches the library (here: one not linked with
-    it) ends with exit status 0 and no report; smpirun says the same after
-    an MPI_Abort. The run is a failure, named in the table, not a success."""
-    source = tmp_path / "plain.c"
-    source.write_text("#include <mpi.h>\nint main(int argc, char** argv) {\n"
-                      "  MPI_Init(&argc, &argv);\n  MPI_Barrier(MPI_COMM_WORLD);\n"
-                      "  MPI_Finalize();\n  return 0;\n}\n")
-    program = tmp_path / "plain"
-    subprocess.run(["smpicc", str(source), "-o", str(program), "-Wl,-Bsymbolic"], check=True,
-                   capture_output=True, timeout=120)
+    """A program that never reaches the library ends with exit status 0 and
+    no report; smpirun says the same after an MPI_Abort. Here one not linked
+    with it and stripped, so that the script cannot tell before the run. The
+    run is a failure, named in the table, not a success."""
+    program = smpi_program(tmp_path, "stripped", "-s")
     out = tmp_path / "out"
-    result = run_script(out, "--procs", "4", "--schemes", "h2hca", "--", str(program))
+    result = run_script(out, "--procs", "4", "--schemes", "h2hca", "--", program)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "p4-h2hca failed (no report)" in result.stderr, result.stderr
     with open(out / "results.csv") as f:
@@ -258,8 +277,6 @@ def test_what_the_host_must_hold_is_checked_before_the_run(tmp_path):
     scale_module.build(SMPI_BUILD, SOURCE_DIR)
     example = str(SMPI_BUILD / "bin" / "harmonize-example")
     per_rank = scale_module.writable_segment_bytes(example)
-    if per_rank is None:
-        pytest.skip("readelf (binutils) is not installed")
     assert 4096 <= per_rank <= 1 << 20 and per_rank % 4096 == 0
     assert scale_module.check_shared_memory(4, "mmap", example) is None
     assert scale_module.check_shared_memory(10**9, "dlopen", example) is None
