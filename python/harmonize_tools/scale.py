@@ -61,8 +61,9 @@ from .common import parse_duration, tools_dir
 #                           took 67 s and 3.9 GB instead of 54 s and 0.93 GB,
 #                           and 16 384 copies thrashed this machine's page
 #                           cache before the first barrier.
-#                           The program must be linked -Wl,-Bsymbolic
-#                           (check_program_binding).
+#                           The program must bind its own MPI_* itself:
+#                           -Wl,-Bsymbolic or -Bsymbolic-functions
+#                           (check_program_binding reads it).
 SIMGRID_CONFIG = ["smpi/coll-selector:ompi", "smpi/bcast:binomial_tree", "smpi/reduce:binomial",
                   "smpi/simulate-computation:no", "smpi/wtime:0", "smpi/privatization:mmap"]
 
@@ -312,6 +313,8 @@ def write_outputs(rows, out, schemes):
 
 
 def plot(rows, out, schemes, fits):
+    if not any("sync_s" in r for r in rows):
+        return  # no run gave a report: nothing to draw
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -447,6 +450,11 @@ def check_shared_memory(procs, how, program, path="/dev/shm"):
             "--cfg smpi/privatization:dlopen")
 
 
+def is_mpi_name(name):
+    """MPI_Barrier, and the Fortran bindings' MPI_BARRIER, mpi_barrier_ ..."""
+    return name[:4].lower() == "mpi_"
+
+
 def check_program_binding(program, how):
     """None, or why `program`'s MPI calls would not reach the library linked
     into it (docs/scaling.md, Build).
@@ -457,22 +465,29 @@ def check_program_binding(program, how):
     scope: a call of one of them that the dynamic linker binds (a relocation
     names it) reaches SimGrid's instead, and the run ends with no report.
     -Wl,-Bsymbolic or -Wl,-Bsymbolic-functions bind them in the program;
-    dlopen (RTLD_DEEPBIND) does not care. A program that defines no MPI_* at
-    all never reaches the library, whatever the privatization. What cannot
-    be told (no ELF file, no symbol table) passes: the run's report says."""
+    dlopen (RTLD_DEEPBIND) does not care. A program without the library
+    never reaches it, whatever the privatization: MPI_Init, which the library
+    defines, is then an undefined dynamic symbol, or (when the dynamic table
+    cannot say) the program's own symbol table holds no MPI_* definition.
+    What cannot be told (no ELF file, a stripped program) passes: the run's
+    report says. The program's own shared libraries are not read."""
     def problem(image):
-        exported = {name for name, defined in image.symbols(elf.SHT_DYNSYM) or []
-                    if defined and name.startswith("MPI_")}
-        if not exported:
-            own = image.symbols(elf.SHT_SYMTAB)
-            if own is None or any(defined and name.startswith("MPI_") for name, defined in own):
-                return None  # stripped; or the library is in it, not exported, bound there
-            return (f"{program} does not contain the library (it defines no MPI_* of its own): its MPI calls "
-                    "would reach SimGrid's and the run would end with no report; link it with -Wl,--whole-archive "
-                    "<SMPI build>/lib/libharmonize-smpi.a -Wl,--no-whole-archive -lstdc++ -Wl,-Bsymbolic "
-                    "(docs/scaling.md, Build)")
+        dynamic = image.symbols(elf.SHT_DYNSYM) or []
+        # Functions only: a call is what the dynamic linker may send elsewhere.
+        exported = {s.name for s in dynamic if s.defined and s.function and is_mpi_name(s.name)}
+        calls_missing_init = any(s.name in ("MPI_Init", "MPI_Init_thread") and not s.defined for s in dynamic)
+        own = image.symbols(elf.SHT_SYMTAB)
+        defines_none = (not exported and own is not None
+                        and not any(s.defined and s.function and is_mpi_name(s.name) for s in own))
+        if calls_missing_init or defines_none:
+            return (f"{program} does not contain the library (it leaves MPI_Init to SimGrid or defines no MPI_* "
+                    "of its own): its MPI calls would reach SimGrid's and the run would end with no report; link "
+                    "it with -Wl,--whole-archive <SMPI build>/lib/libharmonize-smpi.a -Wl,--no-whole-archive "
+                    "-lstdc++ -Wl,-Bsymbolic (docs/scaling.md, Build)")
+        if how not in ("mmap", "no") or image.binds_symbolically():
+            return None
         bypassed = sorted(exported & image.relocated_symbols())
-        if how not in ("mmap", "no") or not bypassed:
+        if not bypassed:
             return None
         named = ", ".join(bypassed[:3]) + (f" and {len(bypassed) - 3} more" if len(bypassed) > 3 else "")
         return (f"{program} calls its own {named} through the dynamic linker (not linked -Wl,-Bsymbolic): "

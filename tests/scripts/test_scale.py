@@ -198,15 +198,19 @@ def test_the_privatization_is_the_last_one_given():
     assert how(["smpi/privatization:0"]) == "no"
 
 
-def smpi_program(tmp_path, name, *link):
-    """A small MPI program built with smpicc and linked as given."""
-    source = tmp_path / "program.c"
-    source.write_text("#include <mpi.h>\nint main(int argc, char** argv) {\n"
-                      "  MPI_Init(&argc, &argv);\n  MPI_Barrier(MPI_COMM_WORLD);\n"
-                      "  MPI_Finalize();\n  return 0;\n}\n")
+C_PROGRAM = ("#include <mpi.h>\nint main(int argc, char** argv) {\n"
+             "  MPI_Init(&argc, &argv);\n  MPI_Barrier(MPI_COMM_WORLD);\n  %s;\n  return 0;\n}\n")
+FORTRAN_PROGRAM = ("program barrier\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n"
+                   "  call MPI_Barrier(MPI_COMM_WORLD, ierr)\n  call MPI_Finalize(ierr)\nend program barrier\n")
+
+
+def smpi_program(tmp_path, name, *link, end="MPI_Finalize()", fortran=False):
+    """A small MPI program built with smpicc (smpif90) and linked as given."""
+    source = tmp_path / (name + (".f90" if fortran else ".c"))
+    source.write_text(FORTRAN_PROGRAM if fortran else C_PROGRAM % end)
     program = tmp_path / name
-    subprocess.run(["smpicc", str(source), "-o", str(program), *link], check=True, capture_output=True,
-                   timeout=120)
+    subprocess.run(["smpif90" if fortran else "smpicc", str(source), "-o", str(program), *link], check=True,
+                   capture_output=True, timeout=120)
     return str(program)
 
 
@@ -218,8 +222,8 @@ def with_the_library(*flags):
 def test_a_program_that_would_bypass_the_library_is_refused(tmp_path):
     """Under mmap privatization a program whose calls of its own MPI_* go
     through the dynamic linker calls SimGrid's instead of the library's;
-    one that defines none never reaches the library at all. Either run
-    would end with no report: the script says so before it starts."""
+    one without the library never reaches it at all. Either run would end
+    with no report: the script says so before it starts."""
     scale_module.build(SMPI_BUILD, SOURCE_DIR)  # incremental, as the script does
     check = scale_module.check_program_binding
     assert check(str(SMPI_BUILD / "bin" / "harmonize-example"), "mmap") is None
@@ -229,27 +233,43 @@ def test_a_program_that_would_bypass_the_library_is_refused(tmp_path):
     assert problem and "MPI_Barrier" in problem and "-Wl,-Bsymbolic" in problem, problem
     assert "smpi/privatization:dlopen" in problem
     assert check(unbound, "dlopen") is None  # RTLD_DEEPBIND: the program's own come first
-    without = smpi_program(tmp_path, "without", "-Wl,-Bsymbolic")
-    for how in ("mmap", "dlopen"):
-        problem = check(without, how)
-        assert problem and "does not contain the library" in problem and "libharmonize-smpi.a" in problem
+    for without in (smpi_program(tmp_path, "without", "-Wl,-Bsymbolic"),
+                    smpi_program(tmp_path, "stripped", "-s")):  # its dynamic symbols still say
+        for how in ("mmap", "dlopen"):
+            problem = check(without, how)
+            assert problem and "does not contain the library" in problem and "libharmonize-smpi.a" in problem
     assert check(str(SCRIPT), "mmap") is None  # no ELF file: cannot be told
     result = run_script("/nonexistent/x", "--procs", "4", "--", unbound, timeout=300)
     assert result.returncode == 2 and "-Wl,-Bsymbolic" in result.stderr, result.stderr
 
 
+@pytest.mark.skipif(shutil.which("smpif90") is None, reason="SimGrid's Fortran wrapper is not installed")
+def test_the_fortran_bindings_are_checked_too(tmp_path):
+    """The library's Fortran entry points (mpi_barrier_ ...) are bypassed
+    the same way, named in lower case."""
+    scale_module.build(SMPI_BUILD, SOURCE_DIR)
+    check = scale_module.check_program_binding
+    problem = check(smpi_program(tmp_path, "unbound", *with_the_library(), fortran=True), "mmap")
+    assert problem and "mpi_barrier_" in problem, problem
+    assert check(smpi_program(tmp_path, "bound", *with_the_library("-Wl,-Bsymbolic"), fortran=True), "mmap") is None
+    problem = check(smpi_program(tmp_path, "without", fortran=True), "mmap")
+    assert problem and "does not contain the library" in problem, problem
+
+
 def test_a_run_that_leaves_no_report_fails(tmp_path):
-    """A program that never reaches the library ends with exit status 0 and
-    no report; smpirun says the same after an MPI_Abort. Here one not linked
-    with it and stripped, so that the script cannot tell before the run. The
-    run is a failure, named in the table, not a success."""
-    program = smpi_program(tmp_path, "stripped", "-s")
+    """A program that ends before MPI_Finalize writes no report, and SMPI's
+    smpirun exits 0 after an MPI_Abort (3.32). The run is a failure, named
+    in the table, not a success, and draws no empty plots."""
+    scale_module.build(SMPI_BUILD, SOURCE_DIR)
+    program = smpi_program(tmp_path, "aborts", *with_the_library("-Wl,-Bsymbolic"),
+                           end="MPI_Abort(MPI_COMM_WORLD, 3)")
     out = tmp_path / "out"
     result = run_script(out, "--procs", "4", "--schemes", "h2hca", "--", program)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "p4-h2hca failed (no report)" in result.stderr, result.stderr
     with open(out / "results.csv") as f:
         assert [row["status"] for row in csv.DictReader(f)] == ["no report"]
+    assert not list(out.glob("scale-*.png"))
 
 
 def test_both_privatizations_simulate_the_same_job(tmp_path):
