@@ -88,8 +88,10 @@ def barrier_job(tmp_path, nprocs, env, barriers=3000, name="job"):
 # p50 0.27-1.2 ms, 5-23 ms in a call, 0.7-2.2 % missed; scope process:
 # 16-54 us, 6-7 ms, 2.2-2.6 %): the bounds only tell those from broken.
 # 4 ranks on 2 cores beside a CPU hog and another test missed 22 % of the
-# deadlines (measured); a copied model misses nearly all, by tens of ms.
-SOUND = {2: {"skew": 20e-6, "time_in_call": 1e-3, "missed": 0.05},
+# deadlines (measured); 2 ranks under MPICH beside a hog missed 7.5 % in two
+# runs in a row (a fresh-clone CI, 2026-11-27: exit skew p50 and the time in
+# the call as when working); a copied model misses nearly all, by tens of ms.
+SOUND = {2: {"skew": 20e-6, "time_in_call": 1e-3, "missed": 0.25},
          4: {"skew": 5e-3, "time_in_call": 50e-3, "missed": 0.5}}
 
 
