@@ -469,8 +469,9 @@ def check_program_binding(program, how):
     never reaches it, whatever the privatization: MPI_Init, which the library
     defines, is then an undefined dynamic symbol, or (when the dynamic table
     cannot say) the program's own symbol table holds no MPI_* definition.
-    What cannot be told (no ELF file, a stripped program) passes: the run's
-    report says. The program's own shared libraries are not read."""
+    What cannot be told (no ELF file; a stripped program whose dynamic
+    symbols do not say) passes: a run that leaves no report is a failure in
+    the table. The program's own shared libraries are not read."""
     def problem(image):
         dynamic = image.symbols(elf.SHT_DYNSYM) or []
         # Functions only: a call is what the dynamic linker may send elsewhere.
