@@ -99,6 +99,7 @@ inline constexpr std::array kDistributions{
     Distributed{"late_by", &CommStats::late_by, &CommSummary::late_by},
     Distributed{"wait", &CommStats::wait, &CommSummary::wait},
     Distributed{"time_in_call", &CommStats::time_in_call, &CommSummary::time_in_call},
+    Distributed{"between_calls", &CommStats::between_calls, &CommSummary::between_calls},
     Distributed{"truth_exit_skew", &CommStats::truth_exit_skew, &CommSummary::truth_exit_skew},
     Distributed{"clock_error_bound", &CommStats::clock_error_bound,
                 &CommSummary::clock_error_bound},

@@ -57,7 +57,10 @@ struct CommStats {
   // last process knew the deadline (agreed by every member): the smallest
   // slack that call could have had. The slack is chosen from these.
   Distribution need;
-  Distribution time_in_call;     // whole barrier call
+  Distribution time_in_call;  // whole barrier call
+  // The program's own time between two barriers: from one call's exit to
+  // the next call's entry, per rank (what the slack is weighed against).
+  Distribution between_calls;
   Distribution truth_exit_skew;  // rank 0 only, with test clocks: skew on the untouched clock
   // Rank 0 only: per call, the largest clock-error bound of the processes at
   // their exits (any process's global clock is within it of the reference),
@@ -150,6 +153,7 @@ struct CommSummary {
   Distribution wait;
   Distribution need;  // only rank 0 contributes
   Distribution time_in_call;
+  Distribution between_calls;
   Distribution truth_exit_skew;
   Distribution clock_error_bound;
   Distribution clock_error_likely;

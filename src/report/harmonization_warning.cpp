@@ -1,6 +1,7 @@
 #include "report/harmonization_warning.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -8,6 +9,39 @@
 
 namespace harmonize::report {
 namespace {
+
+std::string percentile(const Distribution& d, double p) {
+  return format_duration(d.percentile(p));
+}
+
+// A duration as the policy reads it ("29.9us"), rounded up.
+std::string as_setting(double seconds) {
+  const bool millis = seconds >= 1e-3;
+  const double value = std::ceil((millis ? seconds * 1e3 : seconds * 1e6) * 10) / 10;
+  char text[32];
+  std::snprintf(text, sizeof text, "%g%s", value, millis ? "ms" : "us");
+  return text;
+}
+
+// Misses that follow the program's own time between barriers: microseconds
+// late where the work between calls is long beside the needs. Nothing
+// descheduled anybody; the agreement after the work is slower than back to
+// back, and a larger slack is what helps.
+std::string long_work_cause(const CommSummary& comm) {
+  return "the program's own time between barriers (median " + percentile(comm.between_calls, 50) +
+         "): after it the agreement takes longer than back to back (needs p50 " +
+         percentile(comm.need, 50) + ", p90 " + percentile(comm.need, 90) + ", p99 " +
+         percentile(comm.need, 99) + "; missed calls were " + percentile(comm.lateness, 50) +
+         " late at the median; the slack ended at " + format_duration(comm.slack_final) +
+         "). HARMONIZE_SLACK_MIN=" + as_setting(comm.need.percentile(99.0)) +
+         " covers 99 % of them";
+}
+
+bool misses_follow_long_work(const CommSummary& comm) {
+  if (comm.need.empty() || comm.between_calls.empty() || comm.lateness.empty()) return false;
+  return comm.lateness.percentile(50.0) < kDescheduledLateness &&
+         comm.between_calls.percentile(50.0) > kLongWorkFactor * comm.need.percentile(50.0);
+}
 
 std::string likely_cause(const RunConditions& run) {
   if (run.oversubscribed) {
@@ -55,10 +89,13 @@ std::string harmonization_warning(const CommSummary& comm, const RunConditions& 
   // the skew fine, but the benchmark is slowed down many times. An arrival
   // pattern's delays are waited for on purpose (by the delayed process in
   // its spin, by the others in the next call): they are not the slack's.
+  // A call that waited for the others to arrive (a program whose ranks work
+  // unevenly between barriers) is long whatever the slack: only a slack that
+  // grew to half the time in the call explains it.
   const double mean_in_call = comm.time_in_call.empty() ? 0.0 : comm.time_in_call.mean();
   const double beyond_pattern = mean_in_call - std::max(0.0, run.imposed_delay);
   if (comm.slack_initial > 0 && beyond_pattern > kRunawayFactor * comm.slack_initial &&
-      beyond_pattern > kRunawayFloor) {
+      beyond_pattern > kRunawayFloor && comm.slack_max >= beyond_pattern / 2) {
     const std::string pattern = run.imposed_delay > 0 ? " beyond the arrival pattern's " +
                                                             format_duration(run.imposed_delay)
                                                       : std::string();
@@ -70,10 +107,16 @@ std::string harmonization_warning(const CommSummary& comm, const RunConditions& 
   if (symptoms.empty()) return {};
   std::string line = comm.name + ": " + symptoms.front();
   for (std::size_t i = 1; i < symptoms.size(); ++i) line += ", and " + symptoms[i];
-  line += ". Likely cause: " + likely_cause(run);
-  if (comm.failure_rate > kUnreliableFailureRate) {
+  const bool long_work = comm.failure_rate > kUnreliableFailureRate && !run.oversubscribed &&
+                         misses_follow_long_work(comm);
+  line += ". Likely cause: " + (long_work ? long_work_cause(comm) : likely_cause(run));
+  if (comm.failure_rate > kUnreliableFailureRate && !long_work) {
     line += ", or the slack is capped too low (HARMONIZE_SLACK_MAX)";
   }
+  if (long_work)
+    return line +
+           ". Timings taken after the missed barriers are not synchronized: discard them (their "
+           "flag is 0, MPIX_Harmonize_last_flag) or give the slack that much";
   return line +
          ". Timings taken after these barriers are not synchronized: rerun with at most one rank "
          "per core on an idle node";

@@ -34,6 +34,16 @@ inline constexpr double kUnreliableFailureRate = 0.05;
 // 5.7 ms per call against a slack of tens of microseconds).
 inline constexpr double kRunawayFactor = 20.0;
 inline constexpr double kRunawayFloor = 100e-6;
+// A process descheduled inside the agreement learns the deadline
+// milliseconds late; the work a program does between barriers makes the
+// agreement after it microseconds slower than back to back (1 ms of sleep
+// between barriers on a VM: needs of 7 us at the median against 0.6 us, and
+// missed calls 5 us late at the median). Misses this late at the median are
+// descheduling's.
+inline constexpr double kDescheduledLateness = 100e-6;
+// The program's time between barriers is "long" beside the needs from this
+// many medians on: then it is what the needs follow.
+inline constexpr double kLongWorkFactor = 10.0;
 // Fewer harmonized calls say nothing either way.
 inline constexpr unsigned kMinCallsForWarning = 100;
 

@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harmonize/logic/barrier_decision.hpp"
+#include "tools/common/between_calls.hpp"
 #include "tools/common/launch.hpp"
 #include "tools/common/machine_floor.hpp"
 
@@ -56,7 +57,7 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::min(sorted.size() - 1, rank)];
 }
 
-// argv: --worker CALLS WARMUP_SECONDS
+// argv: --worker CALLS WARMUP_SECONDS [WORK]
 int run_worker(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
@@ -64,6 +65,10 @@ int run_worker(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const long calls = argc > 2 ? std::max(1L, std::atol(argv[2])) : 100000;
   const double warmup = argc > 3 ? std::atof(argv[3]) : 2.0;
+  // The driver checked it: the program's own work between two barriers.
+  const BetweenCalls work =
+      argc > 4 ? parse_between_calls(argv[4]).value_or(BetweenCalls{}) : BetweenCalls{};
+  std::uint64_t call_index = 0;
   // Present only when the library is preloaded: the local flag of the last
   // harmonized barrier (0 = this process missed its deadline or left late).
   using LastFlag = int (*)(MPI_Comm, int*);
@@ -74,7 +79,10 @@ int run_worker(int argc, char** argv) {
   // first resyncs (which come quickly at first to learn the drift).
   const double start = now();
   for (int go = 1; go;) {
-    for (int i = 0; i < 64; ++i) MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 64; ++i) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      do_work(step_of(work, call_index++));
+    }
     go = rank == 0 ? now() - start < warmup : 0;
     MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
@@ -91,6 +99,7 @@ int run_worker(int argc, char** argv) {
     int flag = 1;
     if (last_flag != nullptr && last_flag(MPI_COMM_WORLD, &flag) == MPI_SUCCESS && flag == 0)
       flagged[static_cast<std::size_t>(i)] = 1;
+    do_work(step_of(work, call_index++));
   }
 
   std::vector<double> all_exits(rank == 0 ? exits.size() * static_cast<std::size_t>(size) : 0);
@@ -151,6 +160,7 @@ struct Options {
   int hogs = 0;                         // processes spinning beside the ranks
   std::vector<std::string> env;         // VAR=VALUE for the harmonized ranks
   std::vector<std::string> slacks;      // fixed slacks, one harmonized side each
+  BetweenCalls work;                    // the program's own, between two barriers
 };
 
 // More hogs than this only measure the scheduler.
@@ -191,6 +201,9 @@ void add_library_view(const std::string& report_path, Result& result) {
     if (const double checks = comm.value("truth_bound_checks", 0.0); checks > 0)
       result["likely_out"] = comm.value("truth_likely_violations", 0.0) / checks;
     result["late"] = calls > 0 ? comm.value("late_calls_any", 0.0) / calls : 0.0;
+    // How long the ranks spun towards their deadlines: what a bare spin
+    // after the same work is measured with (print_work_floor).
+    if (comm["wait"].value("count", 0) > 0) result["spin"] = comm["wait"].value("p50", 0.0);
     if (comm["truth_clock_error"].value("count", 0) > 0) {
       result["error_p50"] = comm["truth_clock_error"].value("p50", 0.0);
       result["error_p99"] = comm["truth_clock_error"].value("p99", 0.0);
@@ -224,7 +237,7 @@ const char* const kUsage =
     "usage: harmonize-bench-barrier [--mpiexec PATH] [--library PATH] [--rounds N] [--calls N]\n"
     "                               [--warmup SECONDS] [--offset DURATION] [--drift PPM]\n"
     "                               [--btl LIST]... [--hog N] [--env VAR=VALUE]...\n"
-    "                               [--slack DURATION]...\n"
+    "                               [--slack DURATION]... [--work WORK]\n"
     "True exit skew of MPI_Barrier on 2 ranks, native vs harmonized (HARMONIZE_MODE=harmonize\n"
     "on test clocks), side by side. Open MPI: over shared memory and TCP unless --btl is given.\n"
     "  --hog N          N processes spin on the CPU beside the ranks while the rounds run\n"
@@ -234,11 +247,16 @@ const char* const kUsage =
     "  --slack DURATION one more harmonized side whose slack is fixed at DURATION (repeatable;\n"
     "                   e.g. 500ns, 2us): flagged share against time in the call, the frontier\n"
     "                   the default's cost-based choice sits on (docs/barrier.md)\n"
+    "  --work WORK      what the program does between two barriers: none (default),\n"
+    "                   sleep:DURATION, spin:DURATION (e.g. spin:1ms), or mix (0-100 ms,\n"
+    "                   sleeping or spinning, drawn per call); set --calls to fit\n"
     "Column load: the 1-minute load average at the end of each run, median. It lags: a short\n"
     "run mostly shows the minute before it.\n"
     "Line machine floor: measured first, how often 2 threads (one per core the driver may\n"
     "run on, at most) spinning on the clock were away longer than the late-exit threshold:\n"
-    "the share of exits late whatever the library does.\n"
+    "the share of exits late whatever the library does. With --work, a line after each\n"
+    "transport: the same threads doing that work, then spinning to a deadline as long as the\n"
+    "harmonized ranks spun (median), and how often either left late.\n"
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
@@ -262,6 +280,12 @@ std::string parse_options(int argc, char** argv, Options& options, bool& help) {
       options.transports.emplace_back(value);
     } else if (flag == "--warmup") {
       options.warmup = std::atof(value);
+    } else if (flag == "--work") {
+      const auto work = parse_between_calls(value);
+      if (!work)
+        return "bad value '" + std::string(value) +
+               "' for --work (none, sleep:DURATION, spin:DURATION or mix)";
+      options.work = *work;
     } else if (flag == "--slack") {
       options.slacks.emplace_back(value);
     } else if (flag == "--env") {
@@ -313,6 +337,8 @@ std::vector<std::string> reproduce_command(const std::string& self, const Option
   }
   for (const std::string& assignment : options.env) args.insert(args.end(), {"--env", assignment});
   for (const std::string& slack : options.slacks) args.insert(args.end(), {"--slack", slack});
+  if (options.work.kind != BetweenCalls::Kind::none)
+    args.insert(args.end(), {"--work", describe(options.work)});
   return args;
 }
 
@@ -398,7 +424,7 @@ std::optional<Result> measure(Bench& bench, const std::string& transport, const 
       bench.options.mpiexec, bench.flavor, 2, launcher_args, rank_environment(bench, side, round));
   args.insert(args.end(),
               {bench.self, std::string(kWorkerFlag), std::to_string(bench.options.calls),
-               std::to_string(bench.options.warmup)});
+               std::to_string(bench.options.warmup), describe(bench.options.work)});
   if (side != "native") bench.last_command = args;
   const Captured run = run_capture(args, bench.env);
   const auto load = load_average();  // before anything else runs
@@ -496,13 +522,17 @@ void print_rows(const std::string& label, const Options& options, Samples& sampl
 // thread per core this driver may run on: inside harmonize-lab it is pinned
 // to its node's core (the ranks are on two), where two spinners would
 // measure each other's time slices (50 % away).
-void print_machine_floor(const Options& options) {
-  constexpr double kSeconds = 1.0;
+int floor_spinners() {
   constexpr int kRanks = 2;
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   const int cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
-  const int spinners = std::clamp(cores, 1, kRanks);
+  return std::clamp(cores, 1, kRanks);
+}
+
+void print_machine_floor(const Options& options) {
+  constexpr double kSeconds = 1.0;
+  const int spinners = floor_spinners();
   const CpuHogs hogs(options.hogs);
   const MachineFloor floor =
       measure_machine_floor(kSeconds, harmonize::logic::kLateExitFloor, spinners);
@@ -516,6 +546,28 @@ void print_machine_floor(const Options& options) {
       nanoseconds(floor.gap_p90).c_str());
 }
 
+// With --work, after a transport's rounds (the same minutes, the same hogs):
+// threads doing the program's work, then spinning as long as the harmonized
+// ranks spun at the median towards their deadlines, and how often either
+// left later than the late-exit threshold. After a sleep a spin meets the
+// scheduler more often than a spin alone, and more the longer it spins (on
+// the VM, after 1 ms of sleep: 3 % at 1 us, 5 % at 10 us, 12 % at 30 us).
+void print_work_floor(const Options& options, const std::string& label, Samples& samples) {
+  if (options.work.kind == BetweenCalls::Kind::none) return;
+  const auto spin = median(samples["harmonize"]["spin"]);
+  if (!spin) return;
+  constexpr double kSeconds = 2.0;
+  const CpuHogs hogs(options.hogs);
+  const WorkFloor floor = measure_work_floor(options.work, *spin, kSeconds,
+                                             harmonize::logic::kLateExitFloor, floor_spinners());
+  std::printf(
+      "# %s floor after the work (%s): %d threads doing it, then spinning %s to a deadline "
+      "(the harmonized side's median spin) beside %d CPU hog%s: %.2f%% of %ld iterations left "
+      "late (either thread), the flagged share no slack avoids after this work\n",
+      label.c_str(), describe(options.work).c_str(), floor_spinners(), nanoseconds(*spin).c_str(),
+      hogs.running(), hogs.running() == 1 ? "" : "s", 100 * floor.late_share, floor.iterations);
+}
+
 void print_header(const Options& options) {
   std::printf(
       "# harmonize-bench-barrier: true exit skew of MPI_Barrier, 2 ranks, %ld calls after "
@@ -525,6 +577,8 @@ void print_header(const Options& options) {
       options.library.c_str());
   if (!options.env.empty())
     std::printf("# harmonized side's extra environment: %s\n", joined(options.env).c_str());
+  if (options.work.kind != BetweenCalls::Kind::none)
+    std::printf("# between two barriers the program works: %s\n", describe(options.work).c_str());
   std::printf(
       "# %d CPU hogs spinning beside the ranks, %ld cores online; load: 1-minute load average "
       "after each run\n",
@@ -574,7 +628,9 @@ int run_driver(int argc, char** argv) {
   for (const std::string& transport : options.transports) {
     auto samples = run_rounds(bench, transport, all_ran);
     if (!samples) return 1;
-    print_rows(transport.empty() ? "default" : transport, options, *samples);
+    const std::string label = transport.empty() ? "default" : transport;
+    print_rows(label, options, *samples);
+    print_work_floor(options, label, *samples);
     std::fflush(stdout);
   }
   std::printf("# reproduce: %s\n", shell_joined(reproduce_command(self, options)).c_str());

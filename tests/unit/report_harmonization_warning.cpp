@@ -70,10 +70,16 @@ TEST_CASE("a slack that ran away is flagged by the time spent in the call", "[re
   // in every call against a slack that started at 30 us.
   CommSummary c = world(10e-9, 0.03);
   c.slack_initial = 30e-6;
+  c.slack_max = 5.6e-3;
   for (int i = 0; i < 9; ++i) c.time_in_call.add(5.7e-3);
   const std::string line = harmonization_warning(c, {});
   CHECK(contains(line, "mean time in the call 5.7"));
   CHECK(contains(line, "190x the initial slack 30"));
+  // The same time in the call with a slack that stayed at tens of
+  // microseconds went to waiting for the others (a program whose ranks
+  // work unevenly between barriers): not the slack's.
+  c.slack_max = 40e-6;
+  CHECK(harmonization_warning(c, {}).empty());
   // An ordinary call lasts about the slack plus a broadcast.
   CommSummary fine = world(10e-9, 0.004);
   fine.slack_initial = 30e-6;
@@ -93,7 +99,56 @@ TEST_CASE("an arrival pattern's delays are not blamed on the slack", "[report][w
   CHECK(harmonization_warning(patterned, delayed).empty());
   // Beyond the pattern the slack may still have run away: said net of it.
   for (int i = 0; i < 9; ++i) patterned.time_in_call.add(3e-3);
+  patterned.slack_max = 2e-3;
   const std::string line = harmonization_warning(patterned, delayed);
   CHECK(contains(line, "beyond the arrival pattern's 1 ms"));
   CHECK(contains(line, "mean time in the call 1"));
+}
+
+namespace {
+
+// Issue 43's run: 1 ms of sleep between barriers, 2 ranks on an idle VM.
+CommSummary after_long_work(double lateness) {
+  CommSummary c = world(1e-6, 0.999);
+  c.slack_initial = 1.79e-6;
+  c.slack_final = 0.63e-6;
+  c.slack_max = 1.79e-6;
+  for (int i = 0; i < 100; ++i) {
+    c.between_calls.add(1.06e-3);
+    c.need.add(i < 50 ? 6.7e-6 : i < 90 ? 12e-6 : 30e-6);
+    c.lateness.add(lateness);
+    c.time_in_call.add(10e-6);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("misses that follow the program's work between barriers are said to",
+          "[report][warning]") {
+  const std::string line = harmonization_warning(after_long_work(5.4e-6), {false, 2, 2, 1.0, 2});
+  INFO(line);
+  CHECK(contains(line, "99.9% of harmonized barriers missed"));
+  CHECK(contains(line, "the program's own time between barriers (median 1.06 ms)"));
+  CHECK(contains(line, "needs p50 6.7"));
+  CHECK(contains(line, "missed calls were 5.4"));
+  CHECK(contains(line, "the slack ended at 630 ns"));
+  CHECK(contains(line, "HARMONIZE_SLACK_MIN=30us covers 99 %"));
+  CHECK(!contains(line, "descheduled"));
+  CHECK(!contains(line, "HARMONIZE_SLACK_MAX"));
+  CHECK(!contains(line, "one rank per core"));
+  CHECK(line.find('\n') == std::string::npos);
+}
+
+TEST_CASE("misses milliseconds late are descheduling's, whatever the work", "[report][warning]") {
+  // The same program beside a CPU hog: the missed calls came 3 ms late.
+  const std::string line = harmonization_warning(after_long_work(3e-3), {false, 2, 2, 2.2, 2});
+  CHECK(contains(line, "descheduled while waiting"));
+  CHECK(!contains(line, "time between barriers"));
+  // A tight loop (no work between calls) whose misses are microseconds late:
+  // no long work to blame.
+  CommSummary tight = after_long_work(5e-6);
+  tight.between_calls = {};
+  for (int i = 0; i < 100; ++i) tight.between_calls.add(2e-6);
+  CHECK(contains(harmonization_warning(tight, {false, 2, 2, 2.0, 2}), "descheduled"));
 }

@@ -153,6 +153,10 @@ SlackChoice choose_slack(const NeedHistogram& seen, double base_cost, double mis
   return cheapest;
 }
 
+double late_rate(double lates, double spin_seconds) {
+  return std::max(0.0, lates) / (std::max(0.0, spin_seconds) + kLateRatePriorSpin);
+}
+
 double drift_margin(double bound_growth) {
   return 2 * std::max(0.0, bound_growth);
 }
@@ -203,6 +207,8 @@ void SlackController::on_call(const Outcome& outcome, double last_entry) {
   // calls, and waiting for the choice at 16 lost up to 16 calls (a 30 ms
   // pattern resynchronizing every call needs 4 us against the warm-up's 1).
   const bool missed = outcome.need > outcome.slack;
+  calls_since_choice_ += 1;
+  misses_since_choice_ += missed ? 1 : 0;
   if (chooses_after(calls_) || (missed && calls_ < kFirstChoice)) choose();
 }
 
@@ -219,7 +225,7 @@ void SlackController::choose() {
     std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
     base_cost = sorted[static_cast<std::size_t>(n / 2)];
   }
-  const double lates_per_spin_second = spin_seconds_ > 0 ? lates_ / spin_seconds_ : 0;
+  const double lates_per_spin_second = late_rate(lates_, spin_seconds_);
   const double mean_delay = outcomes_ > 0 ? delay_seconds_ / outcomes_ : 0;
   const double chosen = choose_slack(needs_, base_cost, settings_.miss_target, settings_.min,
                                      settings_.max, slack_, lates_per_spin_second, mean_delay)
@@ -230,7 +236,14 @@ void SlackController::choose() {
   // (needs constant to the nanosecond) that was every miss: 167 of 1 000
   // calls at 64 ranks, each by at most 29 ns.
   base_cost_ = base_cost;
-  slack_ = std::min(settings_.max, chosen + drift_margin(bound_growth_));
+  double next = std::min(settings_.max, chosen + drift_margin(bound_growth_));
+  // Calls that missed beyond the budget since the last choice say the slack
+  // was too small: whatever the estimates say, it does not shrink.
+  if (misses_since_choice_ > settings_.miss_target * std::max(1, calls_since_choice_))
+    next = std::max(next, slack_);
+  misses_since_choice_ = 0;
+  calls_since_choice_ = 0;
+  slack_ = next;
   largest_ = std::max(largest_, slack_);
   smallest_ = std::min(smallest_, slack_);
 }

@@ -91,6 +91,18 @@ SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double mi
                          double min, double max, double fallback, double lates_per_spin_second = 0,
                          double fixed_spin = 0);
 
+// How often a spinning process is descheduled, per second of spin, from
+// `lates` seen over `spin_seconds` of spinning, counted as if a further
+// kLateRatePriorSpin had been spun without a late. The plain ratio divided by
+// a spin that did not happen: after calls that missed (no spin) one late
+// made any spin look certain to be preempted, the slack fell below the needs,
+// every call missed and no spin ever corrected the estimate (1 ms of work
+// between barriers: 99.7 % of calls missed; docs/barrier.md, "Long work
+// between barriers"). An underestimate corrects itself (a longer slack spins
+// more and meets the lates), an overestimate never does.
+constexpr double kLateRatePriorSpin = 1e-3;
+double late_rate(double lates, double spin_seconds);
+
 // How much further apart two clocks can drift while each one's bound grows
 // by `bound_growth`: the slack's margin above the needs seen so far.
 double drift_margin(double bound_growth);
@@ -164,6 +176,8 @@ class SlackController {
   double previous_entry_ = 0;
   bool has_previous_entry_ = false;
   std::uint64_t calls_ = 0;
+  int calls_since_choice_ = 0;
+  int misses_since_choice_ = 0;
 };
 
 // Derived bounds for HARMONIZE_SLACK=auto, from the needs measured before the

@@ -256,7 +256,8 @@ void BarrierProtocol::observed() {
   // bookkeeping waits for the next call, as a harmonized exit's does.
   call.exit_global = clock_.clock().now();
   if (truth) call.exit_truth = settings_.truth->now();
-  pending_exit_ = PendingExit{.call = call, .entered = entered};
+  pending_exit_ =
+      PendingExit{.call = call, .entered = entered, .between = entered - previous_exit_};
 }
 
 int BarrierProtocol::harmonized() {
@@ -278,6 +279,7 @@ int BarrierProtocol::harmonized() {
   report::CommStats& stats = record_.stats;
   const clock::GlobalClock* clock = &clock_.clock();
   double entered = clock->now();
+  const double between = entered - previous_exit_;  // before a resync moves the clock
 
   logic::ResyncInputs resync{.expired = entered > clock_.expires_at(),
                              .misses_in_a_row = misses_in_a_row_};
@@ -352,7 +354,8 @@ int BarrierProtocol::harmonized() {
                               .harmonized = true,
                               .deadline = deadline,
                               .target = target,
-                              .slack = pending_slack_};
+                              .slack = pending_slack_,
+                              .between = between};
   return last_flag_;
 }
 
@@ -387,6 +390,8 @@ void BarrierProtocol::settle_exit() {
   stats.calls += 1;
   if (exit.harmonized) stats.harmonized_calls += 1;
   stats.time_in_call.add(t - exit.entered);
+  if (!std::isnan(exit.between)) stats.between_calls.add(std::max(0.0, exit.between));
+  previous_exit_ = t;
   pending_exit_.reset();
 }
 

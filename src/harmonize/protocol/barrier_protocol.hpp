@@ -143,8 +143,10 @@ class BarrierProtocol {
     double deadline = 0;
     double target = std::numeric_limits<double>::quiet_NaN();
     double slack = 0;
+    double between = std::numeric_limits<double>::quiet_NaN();  // since the previous exit
   };
   std::optional<PendingExit> pending_exit_;
+  double previous_exit_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace harmonize::protocol

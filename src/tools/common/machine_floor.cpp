@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <thread>
 
 #include "tools/common/launch.hpp"
@@ -62,6 +63,47 @@ MachineFloor measure_machine_floor(double seconds, double threshold, int spinner
   std::vector<double> gaps;
   for (const auto& one : seen) gaps.insert(gaps.end(), one.begin(), one.end());
   return summarize_gaps(std::move(gaps), seconds, count);
+}
+
+WorkFloor measure_work_floor(const BetweenCalls& work, double spin, double seconds,
+                             double threshold, int spinners) {
+  constexpr long kLeastIterations = 200;
+  constexpr double kLongest = 20.0;
+  const int count = std::max(1, spinners);
+  // Iterations are counted by index so that the threads draw the same mix;
+  // each keeps which of its iterations left late.
+  std::vector<std::vector<char>> late(static_cast<std::size_t>(count));
+  const auto run = [&](int thread) {
+    std::vector<char>& mine = late[static_cast<std::size_t>(thread)];
+    mine.reserve(1 << 16);
+    const double start = monotonic_seconds();
+    for (std::uint64_t i = 0;; ++i) {
+      const double elapsed = monotonic_seconds() - start;
+      if (elapsed > kLongest || (elapsed >= seconds && i >= kLeastIterations)) break;
+      do_work(step_of(work, i));
+      const double deadline = monotonic_seconds() + spin;
+      double t = monotonic_seconds();
+      while (t < deadline) t = monotonic_seconds();
+      mine.push_back(t - deadline > threshold ? 1 : 0);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (int i = 1; i < count; ++i) threads.emplace_back(run, i);
+    run(0);
+  }
+  WorkFloor floor;
+  std::size_t common = late[0].size();
+  for (const auto& one : late) common = std::min(common, one.size());
+  long any = 0;
+  for (std::size_t i = 0; i < common; ++i) {
+    bool flagged = false;
+    for (const auto& one : late) flagged = flagged || one[i] != 0;
+    any += flagged ? 1 : 0;
+  }
+  floor.iterations = static_cast<long>(common);
+  floor.late_share = common > 0 ? static_cast<double>(any) / static_cast<double>(common) : 0.0;
+  return floor;
 }
 
 }  // namespace harmonize::tools

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "tools/common/between_calls.hpp"
+
 namespace harmonize::tools {
 
 struct MachineFloor {
@@ -25,5 +27,19 @@ MachineFloor summarize_gaps(std::vector<double> gaps, double seconds, int spinne
 // `spinners` threads read CLOCK_MONOTONIC back to back for `seconds`, keeping
 // every interval between two reads longer than `threshold`.
 MachineFloor measure_machine_floor(double seconds, double threshold, int spinners);
+
+// The same floor for a program that works between its barriers: `spinners`
+// threads each repeat the work (call by call, as the ranks draw it), then a
+// spin of `spin` seconds to a deadline, for at least `seconds` and 200
+// iterations (at most 20 s), and count the iterations any of them left the
+// spin later than `threshold` after its deadline. A sleep's wake-up, or a
+// long spin, meets the scheduler in ways a spin alone does not: this is the
+// flagged share no slack avoids after that work (missed deadlines aside).
+struct WorkFloor {
+  long iterations = 0;
+  double late_share = 0;  // of iterations, any spinner late
+};
+WorkFloor measure_work_floor(const BetweenCalls& work, double spin, double seconds,
+                             double threshold, int spinners);
 
 }  // namespace harmonize::tools
