@@ -4,10 +4,14 @@ The plainest real program - MPI_Barrier, then some work, repeated - lost
 99.7 % of its harmonized calls once the work lasted a millisecond: one late
 exit after a spin of a few hundred nanoseconds read as a million lates per
 second of spin, the slack fell below what the calls needed, every call missed
-and, a missed call spinning nothing, nothing corrected the estimate. The bound
-below holds beside a CPU hog (this VM flags a few percent after such work,
-the machine's floor: docs/barrier.md, "Long work between barriers"); a
-collapse flags nearly every call.
+and, a missed call spinning nothing, nothing corrected the estimate.
+
+What this VM flags after 1 ms of work, 600 calls, both MPIs: 3-5 % idle (the
+machine's floor and the needs' tail: docs/barrier.md, "Long work between
+barriers"); beside a CPU hog 26-40 % (three busy processes on two cores: a
+rank descheduled in the agreement misses by milliseconds); the collapse
+99-100 % with a slack under a third of the median need. The bounds below hold
+beside a hog and fail on a collapse.
 """
 import json
 import re
@@ -34,7 +38,7 @@ def long_work_run(tmp_path, kind, microseconds, extra=None):
 def test_a_millisecond_of_work_between_barriers_keeps_the_slack(tmp_path, kind):
     flagged, world, _ = long_work_run(tmp_path, kind, 1000)
     need, slack = world["need"], world["slack"]
-    assert flagged < 0.25, (flagged, slack, need)
+    assert flagged < 0.7, (flagged, slack, need)
     # The collapse ended at 0.5 us against needs of 7 us at the median.
     assert slack["final"] > need["p50"] / 3, (slack, need)
     # The program's own time between barriers is in the report.

@@ -76,7 +76,7 @@ NeedHistogram with_unseen_need(const NeedHistogram& needs) {
 SlackChoice choose_slack(const NeedHistogram& seen, double base_cost, double miss_target,
                          double min, double max, double fallback, double lates_per_spin_second,
                          double fixed_spin) {
-  if (!(seen.total() > 0)) return {std::clamp(fallback, min, max), 0};
+  if (!(seen.total() > 0)) return {std::clamp(fallback, min, max), 0, 0};
   // Too few needs to resolve the budget: one hiccup among a few hundred
   // calls would look like a miss rate to be paid for by every call, and the
   // largest need seen is no limit.
@@ -99,7 +99,8 @@ SlackChoice choose_slack(const NeedHistogram& seen, double base_cost, double mis
   const auto choice = [&](double slack, std::size_t covered) {
     const double spin = std::max(0.0, (slack * below[covered] - below_sum[covered]) / total);
     const double late = std::min(1.0, lates_per_spin_second * (spin + fixed_spin));
-    return SlackChoice{slack, std::min(1.0, above[covered] / total + late)};
+    const double missed = above[covered] / total;
+    return SlackChoice{slack, std::min(1.0, missed + late), missed};
   };
   // A slack inside a bin is charged the whole bin (conservative).
   const auto at = [&](double slack) {
@@ -209,27 +210,45 @@ void SlackController::on_call(const Outcome& outcome, double last_entry) {
   const bool missed = outcome.need > outcome.slack;
   calls_since_choice_ += 1;
   misses_since_choice_ += missed ? 1 : 0;
-  if (chooses_after(calls_) || (missed && calls_ < kFirstChoice)) choose();
+  // Far more misses than the needs predicted for this slack: the calls have
+  // changed (a benchmark moved to a larger message, whose calls need more),
+  // and the needs before them say little. They weigh half, and the choice
+  // comes now, not up to 256 calls later (OSU's 100 iterations of a size).
+  const bool changed =
+      calls_ >= kFirstChoice && misses_since_choice_ >= kMissesForChange &&
+      misses_since_choice_ > kChangeFactor * predicted_miss_rate_ * calls_since_choice_;
+  if (changed) {
+    // The iterations changed too: their cost is the last few's.
+    needs_.scale(kChangeForget);
+    choose(kPeriodsAfterChange);
+  } else if (chooses_after(calls_) || (missed && calls_ < kFirstChoice)) {
+    choose(kPeriods);
+  }
 }
 
 void SlackController::expect_base_cost(double seconds) {
   expected_base_cost_ = std::max(0.0, seconds);
-  choose();
+  choose(kPeriods);
 }
 
-void SlackController::choose() {
+void SlackController::choose(int recent_periods) {
   double base_cost = expected_base_cost_;
   if (periods_seen_ > 0) {
-    const int n = std::min(periods_seen_, kPeriods);
-    std::array<double, kPeriods> sorted = periods_;
+    // The median of the last n periods (the ring's newest is at
+    // periods_seen_ - 1).
+    const int n = std::min({periods_seen_, kPeriods, std::max(1, recent_periods)});
+    std::array<double, kPeriods> sorted{};
+    for (int i = 0; i < n; ++i)
+      sorted[static_cast<std::size_t>(i)] =
+          periods_[static_cast<std::size_t>((periods_seen_ - 1 - i) % kPeriods)];
     std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
     base_cost = sorted[static_cast<std::size_t>(n / 2)];
   }
   const double lates_per_spin_second = late_rate(lates_, spin_seconds_);
   const double mean_delay = outcomes_ > 0 ? delay_seconds_ / outcomes_ : 0;
-  const double chosen = choose_slack(needs_, base_cost, settings_.miss_target, settings_.min,
-                                     settings_.max, slack_, lates_per_spin_second, mean_delay)
-                            .slack;
+  const SlackChoice choice = choose_slack(needs_, base_cost, settings_.miss_target, settings_.min,
+                                          settings_.max, slack_, lates_per_spin_second, mean_delay);
+  const double chosen = choice.slack;
   // A need includes how far two members' clocks disagree, and between syncs
   // that grows with their bounds: needs that fitted the slack when it was
   // chosen outgrow it before the next choice. In a noiseless simulation
@@ -243,6 +262,9 @@ void SlackController::choose() {
     next = std::max(next, slack_);
   misses_since_choice_ = 0;
   calls_since_choice_ = 0;
+  // What the choice expects to miss, at least the budget: a change of the
+  // calls is told by misses beyond it.
+  predicted_miss_rate_ = std::max(settings_.miss_target, choice.missed_rate);
   slack_ = next;
   largest_ = std::max(largest_, slack_);
   smallest_ = std::min(smallest_, slack_);

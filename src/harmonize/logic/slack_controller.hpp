@@ -63,6 +63,7 @@ struct SlackChoice {
   // Expected share of calls that end with flag 0: missed (the need exceeded
   // the slack) or late (a process descheduled while it spun).
   double flagged_rate = 0;
+  double missed_rate = 0;  // its share of missed calls alone
 };
 // A few hundred needs are a small sample: the next call may need more than
 // any of them, and after n needs the chance is about 1/(n+1) (Laplace's rule
@@ -123,6 +124,12 @@ class SlackController {
   // weight stays between 2048 and 4096: enough to resolve the smallest
   // budget (0.1 %, 2000 needs).
   static constexpr int kHalfLife = 2048;
+  // A change of the calls: this many misses since the last choice, and more
+  // than kChangeFactor times what it predicted (at least the budget).
+  static constexpr int kMissesForChange = 4;
+  static constexpr double kChangeFactor = 4.0;
+  static constexpr double kChangeForget = 0.5;  // the weight the needs before a change keep
+  static constexpr int kPeriodsAfterChange = 8;
   static constexpr int kPeriods = 63;
 
   explicit SlackController(const SlackSettings& settings);
@@ -157,7 +164,9 @@ class SlackController {
   void expect_base_cost(double seconds);
 
  private:
-  void choose();
+  // `recent_periods`: how many of the last iterations' costs to take the
+  // median of (all kPeriods, or the few since a change of the calls).
+  void choose(int recent_periods);
 
   SlackSettings settings_;
   double slack_;
@@ -178,6 +187,7 @@ class SlackController {
   std::uint64_t calls_ = 0;
   int calls_since_choice_ = 0;
   int misses_since_choice_ = 0;
+  double predicted_miss_rate_ = 1.0;  // until the first choice: no change to tell
 };
 
 // Derived bounds for HARMONIZE_SLACK=auto, from the needs measured before the
