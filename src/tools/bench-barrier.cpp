@@ -557,14 +557,15 @@ void print_work_floor(const Options& options, const std::string& label, Samples&
   const auto spin = median(samples["harmonize"]["spin"]);
   if (!spin) return;
   constexpr double kSeconds = 2.0;
+  const int spinners = floor_spinners();
   const CpuHogs hogs(options.hogs);
-  const WorkFloor floor = measure_work_floor(options.work, *spin, kSeconds,
-                                             harmonize::logic::kLateExitFloor, floor_spinners());
+  const WorkFloor floor =
+      measure_work_floor(options.work, *spin, kSeconds, harmonize::logic::kLateExitFloor, spinners);
   std::printf(
       "# %s floor after the work (%s): %d threads doing it, then spinning %s to a deadline "
       "(the harmonized side's median spin) beside %d CPU hog%s: %.2f%% of %ld iterations left "
       "late (either thread), the flagged share no slack avoids after this work\n",
-      label.c_str(), describe(options.work).c_str(), floor_spinners(), nanoseconds(*spin).c_str(),
+      label.c_str(), describe(options.work).c_str(), spinners, nanoseconds(*spin).c_str(),
       hogs.running(), hogs.running() == 1 ? "" : "s", 100 * floor.late_share, floor.iterations);
 }
 

@@ -81,8 +81,8 @@ WorkFloor measure_work_floor(const BetweenCalls& work, double spin, double secon
       const double elapsed = monotonic_seconds() - start;
       if (elapsed > kLongest || (elapsed >= seconds && i >= kLeastIterations)) break;
       do_work(step_of(work, i));
-      const double deadline = monotonic_seconds() + spin;
       double t = monotonic_seconds();
+      const double deadline = t + spin;
       while (t < deadline) t = monotonic_seconds();
       mine.push_back(t - deadline > threshold ? 1 : 0);
     }
