@@ -1,6 +1,6 @@
 # Fails the build when a layer includes a header of a layer above it
-# (DESIGN.md: shim -> harmonize -> sync -> clock; config and report are
-# leaves). Run by the harmonize_layering target, which every layer depends on.
+# (docs/session.md, "Layers, enforced by the build": shim -> harmonize ->
+# sync -> clock; config and report are leaves; the tools sit beside the shim). Run by the harmonize_layering target, which every layer depends on.
 #   cmake -DSOURCE_DIR=<repo>/src -P check_layers.cmake
 #
 # <folder>: the folders whose headers its files may include. common/ (std-only
@@ -20,10 +20,14 @@ set(allowed_harmonize/collectives/mpi
 set(allowed_harmonize/protocol "harmonize/protocol;harmonize/logic;harmonize/arrival;harmonize/trace;sync;clock;report")
 set(allowed_harmonize "harmonize;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
 set(allowed_shim "shim;harmonize;harmonize/collectives;harmonize/collectives/mpi")
+# The tools measure with the library's parts, never through its entry points.
+set(allowed_tools/common "tools/common;clock;config")
+set(allowed_tools "tools;tools/common;harmonize;harmonize/logic;sync;sync/mpi;clock;config;report")
 
 set(violations "")
 foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/arrival harmonize/trace
-              harmonize/collectives harmonize/collectives/mpi harmonize/protocol harmonize shim)
+              harmonize/collectives harmonize/collectives/mpi harmonize/protocol harmonize shim
+              tools/common tools)
   file(GLOB files ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.hpp)
   foreach(file IN LISTS files)
     file(STRINGS ${file} includes REGEX "^#include \"")
@@ -49,5 +53,5 @@ foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/arriva
 endforeach()
 if(violations)
   message(FATAL_ERROR "harmonize: a layer includes a header of a layer it may not use "
-                      "(docs/barrier.md, Layers):\n${violations}")
+                      "(docs/session.md, \"Layers, enforced by the build\"):\n${violations}")
 endif()

@@ -10,49 +10,30 @@
 #include <span>
 #include <string_view>
 
+#include "common/named_enum.hpp"
+
 namespace harmonize::choices {
 
-// Each enum is followed by its names, in the order of its values (the name of
-// a value is names(value)[value]); the default comes first, as the README
-// lists it. The static_asserts catch a value added without its name.
+// Each enum is declared with its names, in the order of its values
+// (common/named_enum.hpp); the default comes first, as the README lists it.
 // none: the clocks are global already (PTP, a hardware clock), used as they
 // are and only checked (sync/given_clock.hpp).
-enum class Scheme { h2hca, hca3, h3hca, none };
-inline constexpr std::array<std::string_view, 4> kSchemeNames{"h2hca", "hca3", "h3hca", "none"};
-static_assert(static_cast<std::size_t>(Scheme::none) + 1 == kSchemeNames.size());
+#define HARMONIZE_SCHEMES(X) X(h2hca, "h2hca") X(hca3, "hca3") X(h3hca, "h3hca") X(none, "none")
+HARMONIZE_NAMED_ENUM(Scheme, HARMONIZE_SCHEMES)
 
 // automatic: offset-only until the fit points span two syncs at least
 // kMinDriftBaseline apart, then a linear model whose slope is kept only when it
 // is statistically significant (|slope| > 2 standard errors). A single sync's
 // millisecond is too short to see a drift reliably (see choose_model); over
 // seconds of history the linear model of paper 001 is the best one.
-enum class ModelKind { automatic, offset_only, linear };
-inline constexpr std::array<std::string_view, 3> kModelKindNames{"auto", "offset", "linear"};
-static_assert(static_cast<std::size_t>(ModelKind::linear) + 1 == kModelKindNames.size());
+#define HARMONIZE_MODEL_KINDS(X) X(automatic, "auto") X(offset_only, "offset") X(linear, "linear")
+HARMONIZE_NAMED_ENUM(ModelKind, HARMONIZE_MODEL_KINDS)
 
-enum class OffsetAlgorithm { skampi, mean_rtt };
-inline constexpr std::array<std::string_view, 2> kOffsetAlgorithmNames{"skampi", "meanrtt"};
-static_assert(static_cast<std::size_t>(OffsetAlgorithm::mean_rtt) + 1 ==
-              kOffsetAlgorithmNames.size());
+#define HARMONIZE_OFFSET_ALGORITHMS(X) X(skampi, "skampi") X(mean_rtt, "meanrtt")
+HARMONIZE_NAMED_ENUM(OffsetAlgorithm, HARMONIZE_OFFSET_ALGORITHMS)
 
-enum class TimeSourceKind { monotonic, tsc, wtime };
-inline constexpr std::array<std::string_view, 3> kTimeSourceNames{"monotonic", "tsc", "wtime"};
-static_assert(static_cast<std::size_t>(TimeSourceKind::wtime) + 1 == kTimeSourceNames.size());
-
-// Found by argument-dependent lookup: an enum of another namespace (the
-// policy's Mode) joins name_of/parse_choice with a names() of its own.
-constexpr std::span<const std::string_view> names(Scheme) {
-  return kSchemeNames;
-}
-constexpr std::span<const std::string_view> names(ModelKind) {
-  return kModelKindNames;
-}
-constexpr std::span<const std::string_view> names(OffsetAlgorithm) {
-  return kOffsetAlgorithmNames;
-}
-constexpr std::span<const std::string_view> names(TimeSourceKind) {
-  return kTimeSourceNames;
-}
+#define HARMONIZE_TIME_SOURCES(X) X(monotonic, "monotonic") X(tsc, "tsc") X(wtime, "wtime")
+HARMONIZE_NAMED_ENUM(TimeSourceKind, HARMONIZE_TIME_SOURCES)
 
 // The names are string literals: data() is NUL-terminated.
 template <typename Enum>
@@ -67,19 +48,6 @@ constexpr std::optional<Enum> parse_choice(std::string_view text) {
     if (list[i] == text) return static_cast<Enum>(i);
   }
   return std::nullopt;
-}
-
-constexpr const char* to_string(Scheme value) {
-  return name_of(value).data();
-}
-constexpr const char* to_string(ModelKind value) {
-  return name_of(value).data();
-}
-constexpr const char* to_string(OffsetAlgorithm value) {
-  return name_of(value).data();
-}
-constexpr const char* to_string(TimeSourceKind value) {
-  return name_of(value).data();
 }
 
 // Defaults of the variables that set sync::Settings. The variables table

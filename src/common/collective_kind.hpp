@@ -53,11 +53,11 @@ enum class Collective : std::uint8_t {
 #undef HARMONIZE_NONBLOCKING_ENUMERATOR
 #undef HARMONIZE_COLLECTIVE_ENUMERATOR
 
-#define HARMONIZE_COLLECTIVE_NAME(lower, Mixed, UPPER) #lower,
-#define HARMONIZE_NONBLOCKING_NAME(lower, Mixed, UPPER) "i" #lower,
-inline constexpr std::array<std::string_view, 34> kCollectiveNames{
-    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_NAME) "barrier",
-    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_NONBLOCKING_NAME) "ibarrier"};
+#define HARMONIZE_COLLECTIVE_NAME(lower, Mixed, UPPER) std::string_view{#lower},
+#define HARMONIZE_NONBLOCKING_NAME(lower, Mixed, UPPER) std::string_view{"i" #lower},
+inline constexpr std::array kCollectiveNames{
+    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_NAME) std::string_view{"barrier"},
+    HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_NONBLOCKING_NAME) std::string_view{"ibarrier"}};
 #undef HARMONIZE_NONBLOCKING_NAME
 #undef HARMONIZE_COLLECTIVE_NAME
 static_assert(static_cast<std::size_t>(Collective::ibarrier) + 1 == kCollectiveNames.size());

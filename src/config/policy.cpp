@@ -215,20 +215,4 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
   return result;
 }
 
-const char* to_string(Mode mode) {
-  return choices::name_of(mode).data();
-}
-const char* to_string(CommScope scope) {
-  return choices::name_of(scope).data();
-}
-const char* to_string(TestClockScope scope) {
-  return choices::name_of(scope).data();
-}
-const char* to_string(WtimeScope scope) {
-  return choices::name_of(scope).data();
-}
-const char* to_string(TraceFormat format) {
-  return choices::name_of(format).data();
-}
-
 }  // namespace harmonize::config

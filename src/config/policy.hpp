@@ -15,50 +15,30 @@
 #include "common/arrival_pattern.hpp"
 #include "common/choices.hpp"
 #include "common/collective_kind.hpp"
+#include "common/named_enum.hpp"
 #include "common/trace_window.hpp"
 
 namespace harmonize::config {
 
-enum class Mode { off, observe, harmonize };
-inline constexpr std::array<std::string_view, 3> kModeNames{"off", "observe", "harmonize"};
-static_assert(static_cast<std::size_t>(Mode::harmonize) + 1 == kModeNames.size());
+#define HARMONIZE_MODES(X) X(off, "off") X(observe, "observe") X(harmonize, "harmonize")
+HARMONIZE_NAMED_ENUM(Mode, HARMONIZE_MODES)
 
-enum class CommScope { all, world };
-inline constexpr std::array<std::string_view, 2> kCommScopeNames{"all", "world"};
-static_assert(static_cast<std::size_t>(CommScope::world) + 1 == kCommScopeNames.size());
+#define HARMONIZE_COMM_SCOPES(X) X(all, "all") X(world, "world")
+HARMONIZE_NAMED_ENUM(CommScope, HARMONIZE_COMM_SCOPES)
 
 // Testing: what reads one skewed clock. node: every (virtual) node (the
 // shared-clock assumption holds); process: every process, while the nodes
 // stay what the library finds (the assumption is broken on purpose).
-enum class TestClockScope { node, process, host };
-inline constexpr std::array<std::string_view, 3> kTestClockScopeNames{"node", "process", "host"};
-static_assert(static_cast<std::size_t>(TestClockScope::host) + 1 == kTestClockScopeNames.size());
+#define HARMONIZE_TEST_CLOCK_SCOPES(X) X(node, "node") X(process, "process") X(host, "host")
+HARMONIZE_NAMED_ENUM(TestClockScope, HARMONIZE_TEST_CLOCK_SCOPES)
 
 // What MPI_Wtime returns: the MPI library's own clock, or the global clock.
-enum class WtimeScope { local, global };
-inline constexpr std::array<std::string_view, 2> kWtimeScopeNames{"local", "global"};
-static_assert(static_cast<std::size_t>(WtimeScope::global) + 1 == kWtimeScopeNames.size());
+#define HARMONIZE_WTIME_SCOPES(X) X(local, "local") X(global, "global")
+HARMONIZE_NAMED_ENUM(WtimeScope, HARMONIZE_WTIME_SCOPES)
 
 // What HARMONIZE_TRACE writes: Chrome/Perfetto JSON, an OTF2 archive, or both.
-enum class TraceFormat { json, otf2, both };
-inline constexpr std::array<std::string_view, 3> kTraceFormatNames{"json", "otf2", "both"};
-static_assert(static_cast<std::size_t>(TraceFormat::both) + 1 == kTraceFormatNames.size());
-
-constexpr std::span<const std::string_view> names(Mode) {
-  return kModeNames;
-}
-constexpr std::span<const std::string_view> names(CommScope) {
-  return kCommScopeNames;
-}
-constexpr std::span<const std::string_view> names(TestClockScope) {
-  return kTestClockScopeNames;
-}
-constexpr std::span<const std::string_view> names(WtimeScope) {
-  return kWtimeScopeNames;
-}
-constexpr std::span<const std::string_view> names(TraceFormat) {
-  return kTraceFormatNames;
-}
+#define HARMONIZE_TRACE_FORMATS(X) X(json, "json") X(otf2, "otf2") X(both, "both")
+HARMONIZE_NAMED_ENUM(TraceFormat, HARMONIZE_TRACE_FORMATS)
 
 // The choices the sync and clock layers take (one enum per concept).
 using choices::ModelKind;
@@ -137,12 +117,7 @@ PolicyResult build_policy(const Environment& environment, const FileReader& read
 // others cannot know (the directory may exist on rank 0's node only).
 PolicyResult load_policy_from_environment(bool writes_report);
 
-// Names of the enums, as the variables spell them.
-const char* to_string(Mode mode);
-const char* to_string(CommScope scope);
-const char* to_string(TestClockScope scope);
-const char* to_string(WtimeScope scope);
-const char* to_string(TraceFormat format);
+// The names of the sync and clock layers' enums, as the variables spell them.
 using choices::to_string;
 
 }  // namespace harmonize::config

@@ -24,11 +24,20 @@ enum class Across {
 // add_collectives.
 enum class Counted { by_protocol, by_collective_timer };
 
+// Where the JSON report writes it, in the communicator's object.
+enum class Written {
+  top,          // a key of its own
+  truth,        // a key of its own, null when no test clock gives the truth
+  collectives,  // in "collectives"
+  nonblocking,  // in "collectives": "nonblocking_not_completed"
+};
+
 struct Counter {
-  std::string_view json;  // "": written elsewhere (test-clock truth, the collectives object)
+  std::string_view json;
   std::uint64_t CommStats::*stats;
   std::uint64_t CommSummary::*summary;
   Across across;
+  Written written = Written::top;
   Counted counted = Counted::by_protocol;
 };
 
@@ -39,27 +48,30 @@ inline constexpr std::array kCounters{
     Counter{"not_harmonized_calls", &CommStats::not_harmonized_calls,
             &CommSummary::not_harmonized_calls, Across::calls},
     Counter{"resyncs", &CommStats::resyncs, &CommSummary::resyncs, Across::calls},
-    Counter{"", &CommStats::truth_late_calls, &CommSummary::truth_late_calls, Across::events},
-    Counter{"", &CommStats::truth_late_unflagged, &CommSummary::truth_late_unflagged,
-            Across::events},
-    Counter{"", &CommStats::truth_bound_checks, &CommSummary::truth_bound_checks, Across::events},
-    Counter{"", &CommStats::truth_bound_violations, &CommSummary::truth_bound_violations,
-            Across::events},
-    Counter{"", &CommStats::truth_likely_violations, &CommSummary::truth_likely_violations,
-            Across::events},
-    Counter{"", &CommStats::collective_calls_unmatched, &CommSummary::collective_calls_unmatched,
-            Across::events, Counted::by_collective_timer},
-    Counter{"", &CommStats::collective_log_spills, &CommSummary::collective_log_spills,
-            Across::events, Counted::by_collective_timer},
-    Counter{"", &CommStats::nonblocking_freed, &CommSummary::nonblocking_freed, Across::events,
+    Counter{"truth_late_calls", &CommStats::truth_late_calls, &CommSummary::truth_late_calls,
+            Across::events, Written::truth},
+    Counter{"truth_late_unflagged", &CommStats::truth_late_unflagged,
+            &CommSummary::truth_late_unflagged, Across::events, Written::truth},
+    Counter{"truth_bound_checks", &CommStats::truth_bound_checks, &CommSummary::truth_bound_checks,
+            Across::events, Written::truth},
+    Counter{"truth_bound_violations", &CommStats::truth_bound_violations,
+            &CommSummary::truth_bound_violations, Across::events, Written::truth},
+    Counter{"truth_likely_violations", &CommStats::truth_likely_violations,
+            &CommSummary::truth_likely_violations, Across::events, Written::truth},
+    Counter{"calls_unmatched", &CommStats::collective_calls_unmatched,
+            &CommSummary::collective_calls_unmatched, Across::events, Written::collectives,
             Counted::by_collective_timer},
-    Counter{"", &CommStats::nonblocking_cancelled, &CommSummary::nonblocking_cancelled,
-            Across::events, Counted::by_collective_timer},
-    Counter{"", &CommStats::nonblocking_open_at_matching,
-            &CommSummary::nonblocking_open_at_matching, Across::events,
+    Counter{"log_spills", &CommStats::collective_log_spills, &CommSummary::collective_log_spills,
+            Across::events, Written::collectives, Counted::by_collective_timer},
+    Counter{"freed", &CommStats::nonblocking_freed, &CommSummary::nonblocking_freed, Across::events,
+            Written::nonblocking, Counted::by_collective_timer},
+    Counter{"cancelled", &CommStats::nonblocking_cancelled, &CommSummary::nonblocking_cancelled,
+            Across::events, Written::nonblocking, Counted::by_collective_timer},
+    Counter{"open_at_matching", &CommStats::nonblocking_open_at_matching,
+            &CommSummary::nonblocking_open_at_matching, Across::events, Written::nonblocking,
             Counted::by_collective_timer},
-    Counter{"", &CommStats::nonblocking_untracked, &CommSummary::nonblocking_untracked,
-            Across::events, Counted::by_collective_timer},
+    Counter{"untracked", &CommStats::nonblocking_untracked, &CommSummary::nonblocking_untracked,
+            Across::events, Written::nonblocking, Counted::by_collective_timer},
 };
 
 // A rank's own events that the summary keeps rank by rank (index = rank in

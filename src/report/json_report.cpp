@@ -65,17 +65,26 @@ json to_json(const CollectiveStats& s) {
   return out;
 }
 
+// The object of a communicator's JSON where a counter goes.
+json& out_of(json& comm, fields::Written written) {
+  switch (written) {
+    case fields::Written::collectives:
+      return comm["collectives"];
+    case fields::Written::nonblocking:
+      return comm["collectives"]["nonblocking_not_completed"];
+    case fields::Written::top:
+    case fields::Written::truth:
+      break;
+  }
+  return comm;
+}
+
 json collectives_json(const CommSummary& c) {
   json keys = json::array();
   for (const CollectiveStats& s : c.collectives.keys()) keys.push_back(to_json(s));
-  return json{{"calls_unmatched", c.collective_calls_unmatched},
-              {"calls_over_key_limit", c.collectives.calls_over_key_limit()},
-              {"log_spills", c.collective_log_spills},
-              {"nonblocking_not_completed",
-               {{"freed", c.nonblocking_freed},
-                {"cancelled", c.nonblocking_cancelled},
-                {"open_at_matching", c.nonblocking_open_at_matching},
-                {"untracked", c.nonblocking_untracked}}},
+  // The counters of the collective timer join these (fields::Written).
+  return json{{"calls_over_key_limit", c.collectives.calls_over_key_limit()},
+              {"nonblocking_not_completed", json::object()},
               {"keys", std::move(keys)}};
 }
 
@@ -100,7 +109,7 @@ json to_json(const CommSummary& c) {
       {"collectives", collectives_json(c)},
   };
   for (const auto& field : fields::kCounters)
-    if (!field.json.empty()) out[std::string(field.json)] = c.*field.summary;
+    out_of(out, field.written)[std::string(field.json)] = c.*field.summary;
   for (const auto& field : fields::kPerRank) {
     if (const std::optional<WorstRanks>& worst = c.*field.worst) {
       json ranks = json::array();
@@ -206,14 +215,11 @@ json to_json(const JobReport& r) {
   for (const CommSummary& c : r.communicators) {
     json comm = to_json(c);
     // Ground truth exists with test clocks only: null, not 0, without them.
-    const auto truth = [&](std::uint64_t count) { return r.truth_known ? json(count) : json(); };
     comm["truth_space_violations"] =
         r.truth_known && c.truth_space_violations ? json(*c.truth_space_violations) : json();
-    comm["truth_late_calls"] = truth(c.truth_late_calls);
-    comm["truth_late_unflagged"] = truth(c.truth_late_unflagged);
-    comm["truth_bound_checks"] = truth(c.truth_bound_checks);
-    comm["truth_bound_violations"] = truth(c.truth_bound_violations);
-    comm["truth_likely_violations"] = truth(c.truth_likely_violations);
+    for (const auto& field : fields::kCounters)
+      if (field.written == fields::Written::truth && !r.truth_known)
+        comm[std::string(field.json)] = nullptr;
     communicators.push_back(std::move(comm));
   }
   json threads = nullptr;

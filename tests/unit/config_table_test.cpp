@@ -188,7 +188,7 @@ TEST_CASE("every name of a choice reaches its field and reads back the same", "[
     CHECK(to_string(built({{"HARMONIZE_CLOCK_MODEL", std::string(name)}}).clock_model) == name);
   for (std::string_view name : choices::kOffsetAlgorithmNames)
     CHECK(to_string(built({{"HARMONIZE_OFFSET_ALG", std::string(name)}}).offset_algorithm) == name);
-  for (std::string_view name : choices::kTimeSourceNames)
+  for (std::string_view name : choices::kTimeSourceKindNames)
     CHECK(to_string(built({{"HARMONIZE_TIMESOURCE", std::string(name)}}).time_source) == name);
   for (std::string_view name : kModeNames)
     CHECK(to_string(built({{"HARMONIZE_MODE", std::string(name)}}).mode) == name);
