@@ -9,36 +9,131 @@
 
 namespace harmonize {
 
-// Every timed collective besides the barrier, once: X(lower, Mixed, UPPER),
-// the three spellings of its name (collective_kind's enum and the
-// HARMONIZE_COLLECTIVES names; the C entry MPI_Mixed; the Fortran entries
-// mpi_lower_, MPI_UPPER, ...). The enum, the names, the C entry points
-// (shim/collective_entry_points.cpp) and the Fortran ones
-// (shim/fortran_collective_entry_points.cpp) follow from this list, and so do
-// the non-blocking MPI_I<lower> (shim/nonblocking_entry_points.cpp); the
-// exports are the MPI_* and mpi_* patterns of shim/exports.map. Adding a
-// collective is a line here, its C and Fortran signatures beside the others,
-// and a name in the README.
-#define HARMONIZE_TIMED_COLLECTIVES(X)                                \
-  X(allreduce, Allreduce, ALLREDUCE)                                  \
-  X(reduce, Reduce, REDUCE)                                           \
-  X(bcast, Bcast, BCAST)                                              \
-  X(allgather, Allgather, ALLGATHER)                                  \
-  X(allgatherv, Allgatherv, ALLGATHERV)                               \
-  X(alltoall, Alltoall, ALLTOALL)                                     \
-  X(alltoallv, Alltoallv, ALLTOALLV)                                  \
-  X(alltoallw, Alltoallw, ALLTOALLW)                                  \
-  X(gather, Gather, GATHER)                                           \
-  X(gatherv, Gatherv, GATHERV)                                        \
-  X(scatter, Scatter, SCATTER)                                        \
-  X(scatterv, Scatterv, SCATTERV)                                     \
-  X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER)                   \
-  X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
-  X(scan, Scan, SCAN)                                                 \
-  X(exscan, Exscan, EXSCAN)
+// Every timed collective besides the barrier, once, with its signature:
+// X(lower, Mixed, UPPER, (parameters), (arguments), root, bytes).
+// - lower, Mixed, UPPER: the three spellings of its name (the enum and the
+//   HARMONIZE_COLLECTIVES names; the C entry MPI_Mixed; the Fortran entries
+//   mpi_lower_, MPI_UPPER, ...);
+// - parameters: its MPI signature in the types of a `Binding`, the C or the
+//   Fortran one (shim/bindings.hpp), so that one line gives both; the C
+//   entry points do not compile when it differs from mpi.h's;
+// - arguments: the names, handed on;
+// - root: the root rank (-1: none); bytes: the message size as OSU and IMB
+//   name it (shim/bindings.hpp says how), both read after the call.
+// The enum, the names, the C entry points (shim/collective_entry_points.cpp),
+// the Fortran ones (shim/fortran_collective_entry_points.cpp) and the
+// non-blocking MPI_I<lower> of both (the same parameters and a request)
+// follow from this list; the exports are shim/exports.map's MPI_* and mpi_*
+// patterns. Adding a collective is an entry here and a name in the README.
+// Only words here: the header stays std only, the shim gives them meaning.
+// clang-format off
+#define HARMONIZE_TIMED_COLLECTIVES(X)                                                           \
+  X(allreduce, Allreduce, ALLREDUCE,                                                             \
+    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
+     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
+    (sendbuf, recvbuf, count, datatype, op, comm),                                               \
+    -1, Binding::bytes(count, datatype))                                                         \
+  X(reduce, Reduce, REDUCE,                                                                      \
+    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
+     Binding::Type datatype, Binding::Op op, Binding::Root root, Binding::Comm comm),            \
+    (sendbuf, recvbuf, count, datatype, op, root, comm),                                         \
+    Binding::root(root), Binding::bytes(count, datatype))                                        \
+  X(bcast, Bcast, BCAST,                                                                         \
+    (Binding::RecvBuf buffer, Binding::Count count, Binding::Type datatype, Binding::Root root,  \
+     Binding::Comm comm),                                                                        \
+    (buffer, count, datatype, root, comm),                                                       \
+    Binding::root(root), Binding::bytes(count, datatype))                                        \
+  X(allgather, Allgather, ALLGATHER,                                                             \
+    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
+     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
+     Binding::Comm comm),                                                                        \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                          \
+    -1, Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)                         \
+                                   : Binding::bytes(sendcount, sendtype))                        \
+  X(allgatherv, Allgatherv, ALLGATHERV,                                                          \
+    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
+     Binding::RecvBuf recvbuf, Binding::Counts recvcounts, Binding::Counts displs,               \
+     Binding::Type recvtype, Binding::Comm comm),                                                \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),                 \
+    -1, Binding::in_place(sendbuf)                                                               \
+          ? Binding::bytes_at(recvcounts, Binding::rank(comm), recvtype)                         \
+          : Binding::bytes(sendcount, sendtype))                                                 \
+  X(alltoall, Alltoall, ALLTOALL,                                                                \
+    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
+     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
+     Binding::Comm comm),                                                                        \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                          \
+    -1, Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)                         \
+                                   : Binding::bytes(sendcount, sendtype))                        \
+  X(alltoallv, Alltoallv, ALLTOALLV,                                                             \
+    (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts sdispls,              \
+     Binding::Type sendtype, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,               \
+     Binding::Counts rdispls, Binding::Type recvtype, Binding::Comm comm),                       \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),      \
+    -1, Binding::in_place(sendbuf) ? Binding::bytes_of_members(recvcounts, recvtype, comm)       \
+                                   : Binding::bytes_of_members(sendcounts, sendtype, comm))     \
+  X(alltoallw, Alltoallw, ALLTOALLW,                                                             \
+    (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts sdispls,              \
+     Binding::Types sendtypes, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,             \
+     Binding::Counts rdispls, Binding::Types recvtypes, Binding::Comm comm),                     \
+    (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),    \
+    -1, Binding::in_place(sendbuf)                                                               \
+          ? Binding::typed_bytes_of_members(recvcounts, recvtypes, comm)                         \
+          : Binding::typed_bytes_of_members(sendcounts, sendtypes, comm))                        \
+  X(gather, Gather, GATHER,                                                                      \
+    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
+     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
+     Binding::Root root, Binding::Comm comm),                                                    \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),                    \
+    Binding::root(root), Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)        \
+                                                    : Binding::bytes(sendcount, sendtype))       \
+  X(gatherv, Gatherv, GATHERV,                                                                   \
+    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
+     Binding::RecvBuf recvbuf, Binding::Counts recvcounts, Binding::Counts displs,               \
+     Binding::Type recvtype, Binding::Root root, Binding::Comm comm),                            \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),           \
+    Binding::root(root), Binding::in_place(sendbuf)                                              \
+          ? Binding::bytes_at(recvcounts, Binding::root(root), recvtype)                         \
+          : Binding::bytes(sendcount, sendtype))                                                 \
+  X(scatter, Scatter, SCATTER,                                                                   \
+    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
+     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
+     Binding::Root root, Binding::Comm comm),                                                    \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),                    \
+    Binding::root(root), Binding::in_place(recvbuf) ? Binding::bytes(sendcount, sendtype)        \
+                                                    : Binding::bytes(recvcount, recvtype))       \
+  X(scatterv, Scatterv, SCATTERV,                                                                \
+    (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts displs,               \
+     Binding::Type sendtype, Binding::RecvBuf recvbuf, Binding::Count recvcount,                 \
+     Binding::Type recvtype, Binding::Root root, Binding::Comm comm),                            \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),           \
+    Binding::root(root), Binding::in_place(recvbuf)                                              \
+          ? Binding::bytes_at(sendcounts, Binding::root(root), sendtype)                         \
+          : Binding::bytes(recvcount, recvtype))                                                 \
+  X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER,                                              \
+    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,             \
+     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
+    (sendbuf, recvbuf, recvcounts, datatype, op, comm),                                          \
+    -1, Binding::bytes_of_members(recvcounts, datatype, comm))                                   \
+  X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK,                            \
+    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count recvcount,               \
+     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
+    (sendbuf, recvbuf, recvcount, datatype, op, comm),                                           \
+    -1, Binding::bytes(recvcount, datatype))                                                     \
+  X(scan, Scan, SCAN,                                                                            \
+    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
+     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
+    (sendbuf, recvbuf, count, datatype, op, comm),                                               \
+    -1, Binding::bytes(count, datatype))                                                         \
+  X(exscan, Exscan, EXSCAN,                                                                      \
+    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
+     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
+    (sendbuf, recvbuf, count, datatype, op, comm),                                               \
+    -1, Binding::bytes(count, datatype))
+// clang-format on
 
-#define HARMONIZE_COLLECTIVE_ENUMERATOR(lower, Mixed, UPPER) lower,
-#define HARMONIZE_NONBLOCKING_ENUMERATOR(lower, Mixed, UPPER) i##lower,
+#define HARMONIZE_COLLECTIVE_ENUMERATOR(lower, Mixed, UPPER, ...) lower,
+#define HARMONIZE_NONBLOCKING_ENUMERATOR(lower, Mixed, UPPER, ...) i##lower,
 enum class Collective : std::uint8_t {
   HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_ENUMERATOR)
   // Where the native barrier is the operation under test (osu_barrier):
@@ -53,8 +148,8 @@ enum class Collective : std::uint8_t {
 #undef HARMONIZE_NONBLOCKING_ENUMERATOR
 #undef HARMONIZE_COLLECTIVE_ENUMERATOR
 
-#define HARMONIZE_COLLECTIVE_NAME(lower, Mixed, UPPER) std::string_view{#lower},
-#define HARMONIZE_NONBLOCKING_NAME(lower, Mixed, UPPER) std::string_view{"i" #lower},
+#define HARMONIZE_COLLECTIVE_NAME(lower, Mixed, UPPER, ...) std::string_view{#lower},
+#define HARMONIZE_NONBLOCKING_NAME(lower, Mixed, UPPER, ...) std::string_view{"i" #lower},
 inline constexpr std::array kCollectiveNames{
     HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_COLLECTIVE_NAME) std::string_view{"barrier"},
     HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_NONBLOCKING_NAME) std::string_view{"ibarrier"}};

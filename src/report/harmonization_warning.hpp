@@ -22,7 +22,7 @@ struct RunConditions {
 };
 
 // A working harmonized barrier leaves within tens to hundreds of
-// nanoseconds (README figures); a median above this means processes were
+// nanoseconds (docs/benchmarks.md); a median above this means processes were
 // not running when their deadlines came.
 inline constexpr double kHarmonizedSkewLimit = 2e-6;
 // The slack keeps misses within the budget (HARMONIZE_MISS_TARGET, at most

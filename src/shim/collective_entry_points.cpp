@@ -5,12 +5,10 @@
 // programs come through fortran_collective_entry_points.cpp.
 //
 // One entry per line of HARMONIZE_TIMED_COLLECTIVES (common/collective_kind.hpp),
-// made of its signature (c_collective_signatures.hpp).
+// its signature in the C binding (c_binding.hpp).
 #include <mpi.h>
 
-#include <cstdint>
-
-#include "shim/c_collective_signatures.hpp"
+#include "shim/c_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -18,23 +16,15 @@ namespace {
 
 using harmonize::Collective;
 using namespace harmonize::shim;
-
-template <typename Bytes, typename Call>
-int timed(Collective operation, MPI_Comm comm, int root, Bytes bytes, Call call) {
-  return harmonize::shim::timed(
-      operation, [comm] { return comm; }, [root] { return root; }, bytes, call);
-}
+using Binding = CBinding;
 
 }  // namespace
 
-// clang-format off
-#define HARMONIZE_C_ENTRY(lower, Mixed, UPPER)                                        \
-  HARMONIZE_EXPORT int MPI_##Mixed(HARMONIZE_C_PARAMS_##Mixed) {                      \
-    return timed(                                                                     \
-        Collective::lower, comm, HARMONIZE_C_ROOT_##Mixed,                            \
-        [&] { return HARMONIZE_C_BYTES_##Mixed; },                                    \
-        [&] { return PMPI_##Mixed(HARMONIZE_C_ARGS_##Mixed); });                      \
+#define HARMONIZE_C_ENTRY(lower, Mixed, UPPER, parameters, arguments, root_expr, bytes_expr) \
+  HARMONIZE_EXPORT int MPI_##Mixed parameters {                                              \
+    return timed(                                                                            \
+        Collective::lower, [&] { return Binding::comm(comm); }, [&] { return root_expr; },   \
+        [&] { return bytes_expr; }, [&] { return PMPI_##Mixed arguments; });                 \
   }
-// clang-format on
 
 HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_ENTRY)

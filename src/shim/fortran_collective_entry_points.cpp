@@ -10,36 +10,37 @@
 // lowercase with 0, 1 or 2 trailing underscores, all-caps, `_f08_` (Open
 // MPI mpi_f08) and `_f08ts_` (MPICH mpi_f08).
 //
-// Bytes are the send side's count x type size (a Fortran MPI_IN_PLACE is an
-// address in a common block, which C cannot recognize; the key takes the
-// largest of the members').
+// The signatures are HARMONIZE_TIMED_COLLECTIVES' in the Fortran binding
+// (fortran_binding.hpp), which says what the bytes are.
 #include <mpi.h>
 
-#include "shim/fortran_collective_signatures.hpp"
+#include "shim/fortran_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 using harmonize::Collective;
 using namespace harmonize::shim;
 
+using Binding = FortranBinding;
+
 // One exported Fortran entry: `exported` timed, then handed on; of the
-// collective `lower`, whose signature is HARMONIZE_PARAMS_<upper> and the
-// rest (fortran_collective_signatures.hpp).
-#define HARMONIZE_FORTRAN_COLLECTIVE(exported, lower, upper)                                     \
-  HARMONIZE_EXPORT void exported(HARMONIZE_PARAMS_##upper, MPI_Fint* ierror) {                   \
-    using Function = void(HARMONIZE_PARAMS_##upper, MPI_Fint*);                                  \
-    static Function* const next = next_definition<Function>(#exported);                          \
-    if (next == nullptr) return no_definition(ierror);                                           \
-    harmonize::shim::timed(                                                                      \
-        Collective::lower, [&] { return c_comm(comm); }, [&] { return HARMONIZE_ROOT_##upper; }, \
-        [&] { return HARMONIZE_BYTES_##upper; },                                                 \
-        [&] {                                                                                    \
-          next(HARMONIZE_ARGS_##upper, ierror);                                                  \
-          return 0;                                                                              \
-        });                                                                                      \
+// collective `lower`, with its signature (HARMONIZE_TIMED_COLLECTIVES).
+#define HARMONIZE_FORTRAN_COLLECTIVE(exported, lower, parameters, arguments, root_expr,    \
+                                     bytes_expr)                                           \
+  HARMONIZE_EXPORT void exported(HARMONIZE_UNPAREN parameters, MPI_Fint* ierror) {         \
+    using Function = void(HARMONIZE_UNPAREN parameters, MPI_Fint*);                        \
+    static Function* const next = next_definition<Function>(#exported);                    \
+    if (next == nullptr) return no_definition(ierror);                                     \
+    harmonize::shim::timed(                                                                \
+        Collective::lower, [&] { return Binding::comm(comm); }, [&] { return root_expr; }, \
+        [&] { return bytes_expr; },                                                        \
+        [&] {                                                                              \
+          next(HARMONIZE_UNPAREN arguments, ierror);                                       \
+          return 0;                                                                        \
+        });                                                                                \
   }
 
-#define HARMONIZE_FORTRAN_MANGLINGS(lower, Mixed, upper) \
-  HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_COLLECTIVE, lower, upper, lower, upper)
+#define HARMONIZE_FORTRAN_MANGLINGS(lower, Mixed, UPPER, ...) \
+  HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_COLLECTIVE, lower, UPPER, lower, __VA_ARGS__)
 
 HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_FORTRAN_MANGLINGS)

@@ -1,12 +1,13 @@
 // Fortran non-blocking collectives (HARMONIZE_COLLECTIVES): every spelling of
-// each MPI_I<UPPER> (fortran_collective_signatures.hpp), its start timed
+// each MPI_I<UPPER> (HARMONIZE_TIMED_COLLECTIVES' signature in the Fortran
+// binding, fortran_binding.hpp, and a request), its start timed
 // like the C one (shim/timed_call.hpp) and handed to the MPI library's own
 // definition of the same name; the request it returns is followed by its C
 // handle, so that a completion seen from C or from Fortran
 // (fortran_request_entry_points.cpp) ends it.
 #include <mpi.h>
 
-#include "shim/fortran_collective_signatures.hpp"
+#include "shim/fortran_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -31,24 +32,28 @@ void started_f(Collective operation, Comm comm, Root root, Bytes bytes, MPI_Fint
 
 }  // namespace
 
-#define HARMONIZE_FORTRAN_NONBLOCKING(exported, lower, upper)                                     \
-  HARMONIZE_EXPORT void exported(HARMONIZE_PARAMS_##upper, MPI_Fint* request, MPI_Fint* ierror) { \
-    using Function = void(HARMONIZE_PARAMS_##upper, MPI_Fint*, MPI_Fint*);                        \
-    static Function* const next = next_definition<Function>(#exported);                           \
-    if (next == nullptr) return no_definition(ierror);                                            \
-    started_f(                                                                                    \
-        Collective::i##lower, [&] { return c_comm(comm); },                                       \
-        [&] { return HARMONIZE_ROOT_##upper; }, [&] { return HARMONIZE_BYTES_##upper; }, request, \
-        ierror, [&] { next(HARMONIZE_ARGS_##upper, request, ierror); });                          \
+using Binding = FortranBinding;
+
+#define HARMONIZE_FORTRAN_NONBLOCKING(exported, lower, parameters, arguments, root_expr,      \
+                                      bytes_expr)                                             \
+  HARMONIZE_EXPORT void exported(HARMONIZE_UNPAREN parameters, MPI_Fint* request,             \
+                                 MPI_Fint* ierror) {                                          \
+    using Function = void(HARMONIZE_UNPAREN parameters, MPI_Fint*, MPI_Fint*);                \
+    static Function* const next = next_definition<Function>(#exported);                       \
+    if (next == nullptr) return no_definition(ierror);                                        \
+    started_f(                                                                                \
+        Collective::i##lower, [&] { return Binding::comm(comm); }, [&] { return root_expr; }, \
+        [&] { return bytes_expr; }, request, ierror,                                          \
+        [&] { next(HARMONIZE_UNPAREN arguments, request, ierror); });                         \
   }
 
-#define HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS(lower, Mixed, upper) \
-  HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_NONBLOCKING, i##lower, I##upper, lower, upper)
+#define HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS(lower, Mixed, UPPER, ...) \
+  HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_NONBLOCKING, i##lower, I##UPPER, lower, __VA_ARGS__)
 
 HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS)
 
 // MPI_IBARRIER: a signature of its own.
-#define HARMONIZE_FORTRAN_IBARRIER(exported, lower, upper)                                       \
+#define HARMONIZE_FORTRAN_IBARRIER(exported, ...)                                                \
   HARMONIZE_EXPORT void exported(MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {          \
     using Function = void(MPI_Fint*, MPI_Fint*, MPI_Fint*);                                      \
     static Function* const next = next_definition<Function>(#exported);                          \
@@ -58,4 +63,4 @@ HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS)
         [] { return std::uint64_t{0}; }, request, ierror, [&] { next(comm, request, ierror); }); \
   }
 
-HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_IBARRIER, ibarrier, IBARRIER, ibarrier, IBARRIER)
+HARMONIZE_FORTRAN_SPELLINGS(HARMONIZE_FORTRAN_IBARRIER, ibarrier, IBARRIER, ibarrier)

@@ -1,6 +1,6 @@
 // The Fortran calls that complete, free or cancel requests (MPI_WAIT,
 // MPI_TEST and their ANY, SOME and ALL forms, MPI_REQUEST_FREE, MPI_CANCEL),
-// every spelling (fortran_collective_signatures.hpp): the bindings call
+// every spelling (fortran_binding.hpp): the bindings call
 // MPI's C profiling functions (Open MPI) or its C functions (MPICH, whose
 // calls then pass through the C entry points as nested calls), so a Fortran
 // program's non-blocking collectives end here (request_tracking.hpp). Each
@@ -8,7 +8,7 @@
 // statuses are passed through untouched: their layout is the binding's.
 #include <mpi.h>
 
-#include "shim/fortran_collective_signatures.hpp"
+#include "shim/fortran_binding.hpp"
 #include "shim/request_tracking.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))

@@ -4,11 +4,11 @@
 // calls these.
 //
 // One entry per line of HARMONIZE_TIMED_COLLECTIVES (common/collective_kind.hpp):
-// MPI_I<lower> takes the blocking signature's arguments
-// (c_collective_signatures.hpp) and a request. MPI_Ibarrier apart.
+// MPI_I<lower> takes the blocking signature's arguments (in the C binding,
+// c_binding.hpp) and a request. MPI_Ibarrier apart.
 #include <mpi.h>
 
-#include "shim/c_collective_signatures.hpp"
+#include "shim/c_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -16,6 +16,7 @@ namespace {
 
 using harmonize::Collective;
 using namespace harmonize::shim;
+using Binding = CBinding;
 
 template <typename Bytes, typename Call>
 int started(Collective operation, MPI_Comm comm, int root, Bytes bytes, MPI_Request* request,
@@ -26,15 +27,13 @@ int started(Collective operation, MPI_Comm comm, int root, Bytes bytes, MPI_Requ
 
 }  // namespace
 
-// clang-format off
-#define HARMONIZE_C_NONBLOCKING_ENTRY(lower, Mixed, UPPER)                               \
-  HARMONIZE_EXPORT int MPI_I##lower(HARMONIZE_C_PARAMS_##Mixed, MPI_Request* request) {  \
-    return started(                                                                      \
-        Collective::i##lower, comm, HARMONIZE_C_ROOT_##Mixed,                            \
-        [&] { return HARMONIZE_C_BYTES_##Mixed; }, request,                              \
-        [&] { return PMPI_I##lower(HARMONIZE_C_ARGS_##Mixed, request); });               \
+#define HARMONIZE_C_NONBLOCKING_ENTRY(lower, Mixed, UPPER, parameters, arguments, root_expr,       \
+                                      bytes_expr)                                                  \
+  HARMONIZE_EXPORT int MPI_I##lower(HARMONIZE_UNPAREN parameters, MPI_Request* request) {          \
+    return started(                                                                                \
+        Collective::i##lower, Binding::comm(comm), root_expr, [&] { return bytes_expr; }, request, \
+        [&] { return PMPI_I##lower(HARMONIZE_UNPAREN arguments, request); });                      \
   }
-// clang-format on
 
 HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_NONBLOCKING_ENTRY)
 

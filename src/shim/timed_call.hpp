@@ -116,3 +116,7 @@ int started(Collective operation, Comm comm, Root root, Bytes bytes, const MPI_R
 }
 
 }  // namespace harmonize::shim
+
+// A signature's (parameters) or (arguments) without their parentheses, to
+// append a request or an ierror: HARMONIZE_UNPAREN (a, b) is a, b.
+#define HARMONIZE_UNPAREN(...) __VA_ARGS__

@@ -135,6 +135,42 @@ def test_mpi4py_collectives_are_timed(tmp_path):
     assert keys[("allreduce", 128, None)]["valid_calls"] > 0
 
 
+# Each call of every_collective.c and its key: bytes are what this process
+# contributes (the send side; the receive side where the send buffer is in
+# place, and for scatter), the largest of the 3 members'; v variants count
+# rank 2's 5 elements, or the sum over the members (3 + 2 + i) for alltoallv/w.
+EVERY_COLLECTIVE = {
+    ("allreduce", 5 * 8, None), ("allreduce", 6 * 8, None), ("reduce", 7 * 8, 1),
+    ("bcast", 8 * 4, 1), ("allgather", 9 * 8, None), ("allgather", 10 * 4, None),
+    ("allgatherv", 5 * 8, None), ("allgatherv", 5 * 4, None), ("alltoall", 11 * 8, None),
+    ("alltoall", 12 * 4, None), ("alltoallv", 18 * 8, None), ("alltoallv", 18 * 4, None),
+    ("alltoallw", 18 * 8, None), ("alltoallw", 18 * 4, None), ("gather", 13 * 8, 0),
+    ("gather", 14 * 4, 0), ("gatherv", 5 * 8, 1), ("gatherv", 5 * 4, 1), ("scatter", 15 * 8, 0),
+    ("scatter", 16 * 4, 0), ("scatterv", 5 * 8, 1), ("scatterv", 5 * 4, 1),
+    ("reduce_scatter", 12 * 8, None), ("reduce_scatter_block", 17 * 8, None),
+    ("scan", 18 * 8, None), ("exscan", 19 * 8, None), ("barrier", 0, None),
+    ("iallreduce", 20 * 8, None), ("ireduce", 21 * 8, 1), ("ibcast", 22 * 4, 1),
+    ("iallgather", 23 * 8, None), ("iallgatherv", 5 * 4, None), ("ialltoall", 24 * 8, None),
+    ("ialltoallv", 18 * 8, None), ("ialltoallw", 18 * 8, None), ("igather", 25 * 8, 0),
+    ("igatherv", 5 * 8, 1), ("iscatter", 26 * 8, 0), ("iscatterv", 5 * 8, 1),
+    ("ireduce_scatter", 12 * 8, None), ("ireduce_scatter_block", 27 * 8, None),
+    ("iscan", 28 * 8, None), ("iexscan", 29 * 8, None), ("ibarrier", 0, None),
+}
+
+
+def test_every_collective_is_caught_with_its_signature(tmp_path):
+    # The C entry points are made from one list of signatures: each call is
+    # caught once, under its own name, with its bytes and root.
+    report, result = timed_report(tmp_path, "every", [PROGRAMS / "every_collective"], clocks={},
+                                  mode="observe", ranks=3,
+                                  extra={"HARMONIZE_COLLECTIVES": "all"})
+    assert "every collective done" in result.stdout
+    keys = keys_of(world_of(report))
+    assert set(keys) == EVERY_COLLECTIVE
+    assert all(key["calls"] == (4 if name == "barrier" else 3)
+               for (name, _, _), key in keys.items())
+
+
 @pytest.mark.parametrize("program", ["collectives_mpif", "collectives_f08"])
 def test_fortran_collectives_are_timed(tmp_path, program):
     # The bindings call MPI's C profiling functions directly: these are
