@@ -7,7 +7,7 @@ skew and the number of calls in which a process left before the last one
 entered (which must be zero: a harmonized barrier is still a barrier).
 
 Bounds are for a loaded 2-core machine (other jobs, CI neighbours): they are
-an order of magnitude above what a quiet machine shows (README figures) and
+an order of magnitude above what a quiet machine shows (docs/benchmarks.md) and
 still far below what the native barrier over TCP does.
 """
 import json
@@ -45,7 +45,7 @@ def measure_pair(tmp_path, btl):
 
 def harmonized_better_than_native(native_world, world, btl):
     # Median true skew: the clock and the spin-wait at work (tens of ns on a
-    # quiet machine, see README); over TCP the native barrier's is microseconds.
+    # quiet machine, see docs/benchmarks.md); over TCP the native barrier's is microseconds.
     skew = world["truth_exit_skew"]["p50"]
     return skew < 20e-6 and (not btl.startswith("tcp") or
                              skew < native_world["truth_exit_skew"]["p50"])
