@@ -77,9 +77,9 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
   if (!policy_.needs_clock()) return;
   synchronize_world_clock();
   if (policy_.trace != "none") {
-    trace_ = std::make_unique<trace::RankTrace>(policy_.trace_window);
+    timeline_ = std::make_unique<trace::TimelineWriter>(policy_, world_rank_, world_size_, node_);
     const protocol::WorldClock::Snapshot world = world_clock_->snapshot();
-    trace_->first_sync =
+    timeline_->rank_trace().first_sync =
         trace::SyncEvent{world.synced_at - world_clock_->initial_seconds(), world.synced_at, true};
   }
 }
@@ -278,7 +278,7 @@ void SessionImpl::finish() {
     records_.retire(std::move(record), logic::CommKind::inter, true);
   }
   // The timeline first: the report says where it went.
-  if (trace_) write_trace();
+  if (timeline_) timeline_->finish(world_, layout_);
   if (policy_.mode != config::Mode::off) write_report();
 }
 

@@ -110,7 +110,7 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
     settings.arrival = arrival_->delays(facts.rank, facts.size);
     if (settings.arrival) settings.arrival_delta = arrival_->imposed_delay(facts.size);
   }
-  if (trace_) state->trace = settings.trace = &trace_->comm(record.stats.name);
+  if (timeline_) state->trace = settings.trace = &timeline_->rank_trace().comm(record.stats.name);
   state->protocol = std::make_unique<protocol::BarrierProtocol>(
       *state->members, *state->clock, std::move(settings), std::move(record));
   return state;

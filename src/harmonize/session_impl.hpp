@@ -18,8 +18,7 @@
 #include "harmonize/session.hpp"
 #include "harmonize/shared_clock_notice.hpp"
 #include "harmonize/thread_census.hpp"
-#include "harmonize/trace/events.hpp"
-#include "harmonize/trace/spans.hpp"
+#include "harmonize/trace/mpi/timeline_writer.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"
@@ -60,13 +59,6 @@ class SessionImpl final : public Session {
   int harmonized(protocol::BarrierProtocol& protocol);
   // The start-up's world clock; `find_hosts` etc. were set up before.
   void synchronize_world_clock();
-  // HARMONIZE_TRACE: every process's timeline to world rank 0, which writes
-  // the file (session_trace.cpp) and keeps what the report says of it.
-  // Collective over the private world.
-  void write_trace();
-  void write_json_trace(const std::string& path, const std::string& text);
-  void write_otf2_trace(const std::string& path, bool beside_json,
-                        const std::vector<trace::LocationPart>& parts, std::uint64_t not_nested);
 
   config::PolicyResult configuration_;
   const config::Policy& policy_;
@@ -86,8 +78,7 @@ class SessionImpl final : public Session {
   logic::RecordStore records_;
   std::atomic<std::uint64_t> serial_{0};
   std::unique_ptr<collectives::TimedCollectives> timed_;  // null: nothing timed
-  std::unique_ptr<trace::RankTrace> trace_;               // null: no HARMONIZE_TRACE
-  std::optional<report::TraceInfo> trace_info_;           // world rank 0, once written
+  std::unique_ptr<trace::TimelineWriter> timeline_;       // null: no HARMONIZE_TRACE
   // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
   std::uint64_t inter_calls_left_ = 0;
   bool thread_multiple_ = false;

@@ -169,7 +169,7 @@ void SessionImpl::write_report() {
   job.concurrent_harmonized_barriers =
       report::ThreadsInfo{records.threaded_processes, std::max(peak, 0)};
   job.missing_records = records.missing;
-  job.trace = trace_info_;
+  if (timeline_) timeline_->contribute(job);
 
   if (policy_.report != "none") {
     char host[256] = {0};

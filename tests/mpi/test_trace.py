@@ -174,6 +174,24 @@ def test_the_otf2_archive_holds_the_calls_of_the_json(tmp_path):
     assert otf2_spans(tmp_path / "alone-1" / "traces.otf2")[1]
 
 
+@pytest.mark.skipif(not shutil.which("otf2-print"), reason="needs Debian's otf2-tools")
+def test_five_ranks_merge_their_timelines_up_the_tree(tmp_path):
+    """5 ranks: world rank 0 hears from ranks 1, 2 and 4, rank 2 from 3 (the
+    report's binomial tree), and every rank's calls are in the JSON, in rank
+    order, and in the OTF2 archive, one location each."""
+    calls = 20
+    traced(tmp_path, calls, nprocs=5, extra={"HARMONIZE_TRACE_FORMAT": "both"})
+    path = tmp_path / "trace.json"
+    names = {e["tid"]: e["args"]["name"] for e in events(path, "thread_name")}
+    assert names == {rank: f"rank {rank}" for rank in range(5)}
+    assert [e["tid"] for e in events(path, "thread_name")] == list(range(5))
+    for rank in range(5):
+        assert len(events(path, "MPI_Barrier", rank)) == calls
+    found = otf2_spans(tmp_path / "trace-otf2" / "traces.otf2")
+    assert sorted(found) == list(range(5))
+    assert all([name for name, _, _ in found[rank]].count("MPI_Barrier") == calls for rank in range(5))
+
+
 @pytest.mark.parametrize("env,message", [
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_TRACE": "/nonexistent/dir/t.json"},
      "HARMONIZE_TRACE='/nonexistent/dir/t.json' is not valid"),

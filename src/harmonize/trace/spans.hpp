@@ -3,7 +3,7 @@
 // calls and syncs as regions entered and left, properly nested, so that every
 // reader draws them (a non-blocking call completed after a later one started
 // overlaps it only in part, and is left out, counted). Pure; the archive is
-// written in harmonize/otf2_archive.cpp.
+// written in trace/otf2_archive.cpp.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "harmonize/otf2_archive.hpp"
+#include "harmonize/trace/otf2_archive.hpp"
 
 #include <sys/stat.h>
 
@@ -14,7 +14,7 @@
 #include <otf2/otf2.h>
 #endif
 
-namespace harmonize {
+namespace harmonize::trace {
 
 std::string fresh_directory_name(const std::string& path) {
   struct stat info {};
@@ -219,4 +219,4 @@ std::string write_otf2_archive(const std::string& directory,
 
 #endif
 
-}  // namespace harmonize
+}  // namespace harmonize::trace

@@ -8,7 +8,7 @@
 
 #include "harmonize/trace/spans.hpp"
 
-namespace harmonize {
+namespace harmonize::trace {
 
 // Whether this build writes OTF2 (Debian's libopen-trace-format2-dev found).
 bool otf2_available();
@@ -23,4 +23,4 @@ std::string write_otf2_archive(const std::string& directory,
 // free (the report's rule: nothing is overwritten).
 std::string fresh_directory_name(const std::string& path);
 
-}  // namespace harmonize
+}  // namespace harmonize::trace

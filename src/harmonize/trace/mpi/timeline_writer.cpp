@@ -1,0 +1,283 @@
+#include "harmonize/trace/mpi/timeline_writer.hpp"
+
+#include <unistd.h>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/raw_bytes.hpp"
+#include "config/trace_window.hpp"
+#include "harmonize/trace/otf2_archive.hpp"
+#include "harmonize/trace/spans.hpp"
+#include "report/report_file.hpp"
+#include "sync/mpi/comm_collectives.hpp"
+#include "sync/mpi/gather.hpp"
+#include "sync/mpi/host_of_rank.hpp"
+#include "sync/mpi/mpi_error.hpp"
+#include "sync/mpi/tree_merge.hpp"
+
+namespace harmonize::trace {
+namespace {
+
+// The trace's tree runs before the report's, on the same tag: between one
+// child and its parent MPI keeps them in that order. GroupTransport's tags
+// start at 1.
+constexpr int kTreeTag = 0;
+
+// One rank's part of the timeline: its trace-event JSON and its OTF2 spans
+// (trace::encode), each empty when not asked for or when the rank had no
+// memory for it.
+struct RankPart {
+  int rank = 0;
+  std::string json;
+  std::string otf2;
+};
+
+// A subtree's parts travel as one byte string (rank, lengths, bytes) packed
+// into doubles, the tree's unit: the first double holds the byte count.
+void append_part(std::string& out, const RankPart& part) {
+  append_raw(out, static_cast<std::int32_t>(part.rank));
+  append_raw(out, static_cast<std::uint64_t>(part.json.size()));
+  out += part.json;
+  append_raw(out, static_cast<std::uint64_t>(part.otf2.size()));
+  out += part.otf2;
+}
+
+// The parts of `bytes`; nullopt if it is not a sequence of parts.
+std::optional<std::vector<RankPart>> parts_of(std::string_view bytes) {
+  const std::span<const char> raw(bytes.data(), bytes.size());
+  std::vector<RankPart> parts;
+  std::size_t at = 0;
+  const auto text = [&](std::string& into) {
+    if (bytes.size() - at < sizeof(std::uint64_t)) return false;
+    const auto length = read_raw<std::uint64_t>(raw, at);
+    at += sizeof length;
+    if (bytes.size() - at < length) return false;
+    into.assign(bytes.substr(at, length));
+    at += length;
+    return true;
+  };
+  while (at < bytes.size()) {
+    if (bytes.size() - at < sizeof(std::int32_t)) return std::nullopt;
+    RankPart part;
+    part.rank = read_raw<std::int32_t>(raw, at);
+    at += sizeof(std::int32_t);
+    if (!text(part.json) || !text(part.otf2)) return std::nullopt;
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+std::vector<double> packed(const std::string& bytes) {
+  std::vector<double> out(1 + (bytes.size() + sizeof(double) - 1) / sizeof(double));
+  const std::uint64_t length = bytes.size();
+  std::memcpy(out.data(), &length, sizeof length);
+  if (!bytes.empty()) std::memcpy(out.data() + 1, bytes.data(), bytes.size());
+  return out;
+}
+
+std::optional<std::string_view> unpacked(std::span<const double> message) {
+  if (message.empty()) return std::nullopt;
+  std::uint64_t length = 0;
+  std::memcpy(&length, message.data(), sizeof length);
+  if (length > (message.size() - 1) * sizeof(double)) return std::nullopt;
+  return std::string_view(reinterpret_cast<const char*>(message.data() + 1), length);
+}
+
+std::string with_item(const std::string& list, const std::string& item) {
+  return list + (list.empty() ? "" : ", ") + item;
+}
+
+// Where the archive goes: the directory HARMONIZE_TRACE names (format otf2),
+// or beside the JSON file, its name less .json plus -otf2 (format both).
+std::string archive_directory(const std::string& path, bool beside_json) {
+  if (!beside_json) return fresh_directory_name(path);
+  const std::string suffix = ".json";
+  const bool has_suffix = path.size() > suffix.size() &&
+                          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return fresh_directory_name((has_suffix ? path.substr(0, path.size() - suffix.size()) : path) +
+                              "-otf2");
+}
+
+// The name of this process's track: the node's first rank names it.
+std::string node_track_name(const sync::Layout& layout, int world_rank, int node_index,
+                            const std::string& host) {
+  const std::vector<sync::Placement>& placed = layout.of_rank;
+  if (static_cast<std::size_t>(world_rank) < placed.size()) {
+    const int node_id = placed[static_cast<std::size_t>(world_rank)].node;
+    for (int r = 0; r < world_rank; ++r)
+      if (placed[static_cast<std::size_t>(r)].node == node_id) return std::string();
+  }
+  return "node " + std::to_string(node_index) + " (" + host + ")";
+}
+
+// The ranks whose parts did not arrive, as ranges ("3, 8-11").
+std::string lost_ranges(const std::vector<bool>& arrived) {
+  std::string list;
+  for (std::size_t first = 0; first < arrived.size(); ++first) {
+    if (arrived[first]) continue;
+    std::size_t last = first;
+    while (last + 1 < arrived.size() && !arrived[last + 1]) ++last;
+    list =
+        with_item(list, std::to_string(first) + (last > first ? "-" + std::to_string(last) : ""));
+    first = last;
+  }
+  return list;
+}
+
+}  // namespace
+
+TimelineWriter::TimelineWriter(const config::Policy& policy, int world_rank, int world_size,
+                               sync::NodeNumber node)
+    : policy_(policy),
+      world_rank_(world_rank),
+      world_size_(world_size),
+      node_(node),
+      trace_(policy.trace_window) {}
+
+void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
+  const bool json = policy_.trace_format != config::TraceFormat::otf2;
+  const bool otf2 = policy_.trace_format != config::TraceFormat::json;
+  const std::string host = sync::processor_name();
+  NestedSpans spans;
+  if (otf2) spans = spans_of(trace_);
+  const std::uint64_t mine[2] = {trace_.dropped(), spans.not_nested};
+  std::uint64_t sums[2] = {0, 0};
+  const bool summed = sync::sum_to_root(world, mine, sums);
+  const std::uint64_t dropped_total = summed ? sums[0] : mine[0];
+  const std::uint64_t not_nested_total = summed ? sums[1] : mine[1];
+  // Rank 0's origin: the instant its first sync ended; every rank's events
+  // are rendered from it.
+  double origin[1] = {trace_.first_sync ? trace_.first_sync->end : 0.0};
+  try {
+    sync::CommCollectives(world, world_rank_, world_size_, false).broadcast_from_root(origin, 0);
+  } catch (const sync::MpiError&) {
+    // Rendered from this rank's own origin: misplaced in time, not lost.
+  }
+  // A part a rank has no memory for travels empty: rank 0 names the rank.
+  const auto rendered = [](auto render) {
+    try {
+      return render();
+    } catch (const std::exception&) {
+      return std::string();
+    }
+  };
+  RankPart own{.rank = world_rank_, .json = {}, .otf2 = {}};
+  if (json)
+    own.json = rendered([&] {
+      return render_events(trace_, {node_.index, world_rank_, origin[0]},
+                           node_track_name(layout, world_rank_, node_.index, host));
+    });
+  if (otf2)
+    own.otf2 = rendered([&] { return encode({node_.index, host, std::move(spans.spans)}); });
+
+  std::string subtree;
+  std::string lost;
+  try {
+    append_part(subtree, own);
+  } catch (const std::exception&) {
+    subtree.clear();  // rank 0 names this rank as missing
+  }
+  sync::merge_up_tree(world, kTreeTag,
+                      {.absorb =
+                           [&](std::span<const double> child) {
+                             const std::optional<std::string_view> bytes = unpacked(child);
+                             if (!bytes || !parts_of(*bytes)) return false;
+                             subtree += *bytes;
+                             return true;
+                           },
+                       .missing =
+                           [&](const sync::MissingSubtree& gone) {
+                             lost = with_item(
+                                 lost, "message " + std::to_string(gone.step) + " to world rank " +
+                                           std::to_string(world_rank_) + ": " + gone.what);
+                           },
+                       .encode = [&] { return packed(subtree); }});
+  if (world_rank_ != 0) {
+    // World rank 0 names the ranks; the cause is seen here.
+    if (!lost.empty())
+      std::fprintf(stderr, "harmonize: error: a part of the timeline was lost: %s\n", lost.c_str());
+    return;
+  }
+
+  std::vector<RankPart> by_rank(static_cast<std::size_t>(world_size_));
+  std::vector<bool> arrived(by_rank.size(), false);
+  for (RankPart& part : parts_of(subtree).value_or(std::vector<RankPart>{})) {
+    if (part.rank < 0 || part.rank >= world_size_) continue;
+    arrived[static_cast<std::size_t>(part.rank)] = true;
+    by_rank[static_cast<std::size_t>(part.rank)] = std::move(part);
+  }
+  std::string text;
+  if (json) text = file_head(origin[0]);
+  std::vector<LocationPart> locations(otf2 ? by_rank.size() : 0);
+  std::string missing = lost_ranges(arrived);
+  if (!missing.empty() && !lost.empty()) missing += " (" + lost + ")";
+  for (std::size_t rank = 0; rank < by_rank.size(); ++rank) {
+    if (!arrived[rank]) continue;
+    RankPart& part = by_rank[rank];
+    bool whole = !json || !part.json.empty();
+    if (json) text += part.json;
+    if (otf2 && (part.otf2.empty() || !decode(part.otf2, locations[rank]))) {
+      whole = false;
+      locations[rank] = {};
+    }
+    if (!whole) missing = with_item(missing, std::to_string(rank) + " (no memory for it)");
+    part = {};
+  }
+  if (!missing.empty())
+    std::fprintf(stderr, "harmonize: error: the timeline lacks the events of world ranks %s\n",
+                 missing.c_str());
+  const std::string window = config::trace_window_text(policy_.trace_window);
+  char host_name[256] = {0};
+  gethostname(host_name, sizeof host_name - 1);
+  const std::string path = report::expand_report_path(
+      policy_.trace, report::report_job_id(static_cast<int>(getpid())), host_name);
+  info_ = report::TraceInfo{{}, window, dropped_total, {}};
+  if (json) write_json(path, text + file_tail(window, world_size_, dropped_total));
+  if (otf2) write_otf2(json ? info_->file : path, json, locations, not_nested_total);
+}
+
+void TimelineWriter::write_json(const std::string& path, const std::string& text) {
+  const report::WrittenReport written = report::write_report_file(path, text);
+  info_->file = written.final_path;
+  if (written.final_path.empty()) {
+    std::fprintf(stderr, "harmonize: error: the timeline was not written to %s: %s\n", path.c_str(),
+                 written.error.c_str());
+  } else if (written.renamed_because_exists) {
+    std::fprintf(stderr, "harmonize: %s exists, not overwritten; timeline written to %s\n",
+                 path.c_str(), written.final_path.c_str());
+  } else if (!policy_.quiet) {
+    std::fprintf(stderr, "harmonize: timeline %s (%.1f MB; open it in https://ui.perfetto.dev)\n",
+                 written.final_path.c_str(), static_cast<double>(text.size()) / 1e6);
+  }
+}
+
+void TimelineWriter::write_otf2(const std::string& path, bool beside_json,
+                                const std::vector<LocationPart>& parts, std::uint64_t not_nested) {
+  if (beside_json && path.empty()) return;  // no JSON file: said above, and no name to go beside
+  const std::string directory = archive_directory(path, beside_json);
+  const std::string error = write_otf2_archive(directory, parts);
+  if (!error.empty()) {
+    std::fprintf(stderr, "harmonize: error: the OTF2 timeline was not written to %s: %s\n",
+                 directory.c_str(), error.c_str());
+    return;
+  }
+  info_->otf2 = directory + "/traces.otf2";
+  if (!beside_json) info_->file = info_->otf2;
+  if (directory != path && !beside_json)
+    std::fprintf(stderr, "harmonize: %s exists, not overwritten; OTF2 timeline written to %s\n",
+                 path.c_str(), directory.c_str());
+  else if (!policy_.quiet)
+    std::fprintf(stderr, "harmonize: OTF2 timeline %s\n", info_->otf2.c_str());
+  if (not_nested > 0)
+    std::fprintf(stderr,
+                 "harmonize: the OTF2 timeline leaves out %llu calls that overlapped an earlier "
+                 "one only in part (non-blocking; the JSON has them)\n",
+                 static_cast<unsigned long long>(not_nested));
+}
+
+}  // namespace harmonize::trace
