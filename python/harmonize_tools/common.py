@@ -12,6 +12,9 @@ Settings of a run
     setting_mpi(variable)          'openmpi' | 'mpich' | None: whose setting it is
 Durations
     parse_duration(text, ...)      '2.5us' -> 2.5e-06 seconds
+Messages and names
+    say(tool, text, quiet)         'tool: text' on stderr, unless quiet
+    slug(text, empty)              text made a file name ('rank:0:5us' -> 'rank_0_5us')
 Arrival patterns (HARMONIZE_ARRIVAL)
     pattern_delta(pattern)         the delay delta it imposes, in seconds
     communicator_delta(...)        the same on a communicator of a given size
@@ -155,6 +158,21 @@ def parse_duration(text, units=None, bare=None, exponent=False):
             raise ValueError(wrong)
         unit = bare or next(name for name, scale in units.items() if Decimal(scale) == 1)
     return float(value * Decimal(units[unit]))
+
+
+# ------------------------------------------------------------------ messages and names
+
+def say(tool, text, quiet=False):
+    """A progress line of `tool` on stderr ('harmonize-ab: ...'), none when quiet."""
+    if not quiet:
+        print(f"{tool}: {text}", file=sys.stderr, flush=True)
+
+
+def slug(text, empty):
+    """`text` (any value) made safe as a file name: every run of other
+    characters than letters, digits, '_', '.' and '-' becomes '_'; `empty`
+    when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or empty
 
 
 # ------------------------------------------------------------------ arrival patterns

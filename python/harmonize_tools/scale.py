@@ -13,13 +13,12 @@ platform makes them (--path-asymmetry, HARMONIZE_PATH_ASYMMETRY=0.5%).
 
   scripts/harmonize-scale --procs 64,256,1024 --barriers 20 -o scale-out
 """
+# This docstring is the --help text. The host's limits and the program are
+# checked first (scale_checks); the results are written by scale_results.
 import argparse
-import csv
 import json
-import math
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -27,8 +26,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import elf
 from .common import parse_duration, tools_dir
+from .scale_checks import (check_map_count, check_program_binding, check_shared_memory, map_count_limit,
+                           open_files_needed, privatization, raise_open_files)
+from .scale_results import metrics, us, write_outputs
+
 
 # SimGrid settings every run uses, and why:
 #   coll-selector:ompi      SMPI's "default" allgather posts P receives and
@@ -66,6 +68,7 @@ from .common import parse_duration, tools_dir
 #                           (check_program_binding reads it).
 SIMGRID_CONFIG = ["smpi/coll-selector:ompi", "smpi/bcast:binomial_tree", "smpi/reduce:binomial",
                   "smpi/simulate-computation:no", "smpi/wtime:0", "smpi/privatization:mmap"]
+
 
 # HARMONIZE_PATH_ASYMMETRY of the runs. The generated platform's paths take
 # the same number of hops each way over links of one latency and bandwidth
@@ -211,290 +214,6 @@ def run_one(procs, scheme, args, program, workdir):
         return row
     row.update(metrics(json.loads(report.read_text())))
     return row
-
-
-def metrics(report):
-    """The figures of one run, in seconds, from the library's report."""
-    clock = report["clock"]
-    world = next(c for c in report["communicators"] if c["name"] == "MPI_COMM_WORLD")
-    end = clock.get("end_check") or {}
-    return {
-        "sync_s": clock["initial_sync_seconds"],
-        "sync_levels": clock["sync_levels"],
-        "barriers": world["harmonized_calls"],
-        "missed": world["missed_calls_any"],
-        # The share of calls the barrier flagged (not valid), and what the
-        # resyncs cost per call: the two prices of a trusted deadline.
-        "flagged_percent": 100.0 * world["missed_calls_any"] / max(world["harmonized_calls"], 1),
-        "resyncs": world["resyncs"],
-        "resync_per_call_s": world.get("resync_seconds", 0.0) / max(world["calls"], 1),
-        "clock_error_p50_s": world["truth_clock_error"]["p50"],
-        "clock_error_max_s": world["truth_clock_error"]["max"],
-        "clock_error_end_s": end.get("truth_max_error"),
-        "error_bound_p50_s": world["clock_error_bound"]["p50"],
-        "bound_violations": world["truth_bound_violations"],
-        # The likely (99 %) bound: what issue 26 holds to 4x the true error.
-        "likely_bound_p50_s": world.get("clock_error_likely", {}).get("p50"),
-        "likely_bound_max_s": world.get("clock_error_likely", {}).get("max"),
-        "likely_violations": world.get("truth_likely_violations"),
-        # What that bound assumed of the paths (HARMONIZE_PATH_ASYMMETRY).
-        "path_asymmetry": report.get("config", {}).get("HARMONIZE_PATH_ASYMMETRY"),
-        "exit_skew_p50_s": world["truth_exit_skew"]["p50"],
-        "exit_skew_p99_s": world["truth_exit_skew"]["p99"],
-        "time_in_call_p50_s": world["time_in_call"]["p50"],
-        "time_in_call_p99_s": world["time_in_call"]["p99"],
-    }
-
-
-def fit_log(rows, scheme):
-    """Least squares sync_s = a + b log2(P), and the same against P, with R^2."""
-    points = [(r["procs"], r["sync_s"]) for r in rows if r["scheme"] == scheme and "sync_s" in r]
-    if len(points) < 3:
-        return None
-
-    def least_squares(xs, ys):
-        n = len(xs)
-        mx, my = sum(xs) / n, sum(ys) / n
-        sxx = sum((x - mx) ** 2 for x in xs)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-        intercept = my - slope * mx
-        ss_res = sum((y - intercept - slope * x) ** 2 for x, y in zip(xs, ys))
-        ss_tot = sum((y - my) ** 2 for y in ys) or 1e-300
-        return intercept, slope, 1 - ss_res / ss_tot
-
-    ys = [s for _, s in points]
-    a, b, r2 = least_squares([math.log2(p) for p, _ in points], ys)
-    _, _, r2_linear = least_squares([float(p) for p, _ in points], ys)
-    return {"scheme": scheme, "a": a, "b": b, "r2": r2, "r2_linear_in_p": r2_linear,
-            "points": len(points)}
-
-
-def us(value):
-    return "" if value is None else f"{value * 1e6:.3f}"
-
-
-def write_outputs(rows, out, schemes):
-    keys = ["procs", "scheme", "nodes", "ranks_per_node", "status", "wall_s", "peak_rss_mb", "sync_s",
-            "sync_levels", "barriers", "missed", "flagged_percent", "resyncs", "resync_per_call_s",
-            "clock_error_p50_s", "clock_error_max_s",
-            "clock_error_end_s", "error_bound_p50_s", "bound_violations", "likely_bound_p50_s",
-            "likely_bound_max_s", "likely_violations", "path_asymmetry", "exit_skew_p50_s",
-            "exit_skew_p99_s", "time_in_call_p50_s", "time_in_call_p99_s"]
-    with open(out / "results.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
-    lines = ["| P | scheme | wall s | RSS MB | sync us | clock error us (p50 / max / end) | "
-             "bound us | likely bound us (p50 / max, violations; path asymmetry) | exit skew us (p50 / p99) | "
-             "time in call us (p50) | missed (flagged %) | resync us/call |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if "sync_s" not in r:
-            lines.append(f"| {r['procs']} | {r['scheme']} | {r['wall_s']} | {r.get('peak_rss_mb', '')} | "
-                         f"failed ({r['status']}) | | | | | | | |")
-            continue
-        lines.append(
-            f"| {r['procs']} | {r['scheme']} | {r['wall_s']:.0f} | {r.get('peak_rss_mb', '')} | "
-            f"{us(r['sync_s'])} | {us(r['clock_error_p50_s'])} / {us(r['clock_error_max_s'])} / "
-            f"{us(r['clock_error_end_s'])} | {us(r['error_bound_p50_s'])} | "
-            f"{us(r['likely_bound_p50_s'])} / {us(r['likely_bound_max_s'])}, {r['likely_violations']}; "
-            f"{r['path_asymmetry']} | "
-            f"{us(r['exit_skew_p50_s'])} / {us(r['exit_skew_p99_s'])} | {us(r['time_in_call_p50_s'])} | "
-            f"{r['missed']} ({r['flagged_percent']:.2f} %) | {us(r['resync_per_call_s'])} |")
-    fits = [f for f in (fit_log(rows, s) for s in schemes) if f]
-    fit_lines = [f"{f['scheme']}: sync = {f['a'] * 1e6:.1f} us + {f['b'] * 1e6:.1f} us x log2(P), "
-                 f"R^2 {f['r2']:.4f} (against P itself: R^2 {f['r2_linear_in_p']:.4f}), {f['points']} points"
-                 for f in fits]
-    (out / "table.md").write_text("\n".join(lines) + "\n\n" + "\n".join(fit_lines) + "\n")
-    (out / "fit.txt").write_text("\n".join(fit_lines) + "\n")
-    print("\n".join(lines))
-    print("\n".join(fit_lines))
-    plot(rows, out, schemes, fits)
-
-
-def plot(rows, out, schemes, fits):
-    if not any("sync_s" in r for r in rows):
-        return  # no run gave a report: nothing to draw
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("harmonize-scale: no matplotlib, no plots (Debian: python3-matplotlib)", file=sys.stderr)
-        return
-    panels = [
-        ("sync", "sync duration at MPI_Init", [("sync_s", "")]),
-        ("clock-error", "true clock error (max over ranks)",
-         [("clock_error_p50_s", "p50 over barriers"), ("clock_error_end_s", "at MPI_Finalize")]),
-        ("exit-skew", "true exit skew of the harmonized barrier",
-         [("exit_skew_p50_s", "p50"), ("exit_skew_p99_s", "p99")]),
-        ("time-in-call", "time in the harmonized barrier (p50)", [("time_in_call_p50_s", "")]),
-        # Log scale: the proven bound is tens of times the truth.
-        ("bound", "clock-error bounds against the truth (log scale)",
-         [("clock_error_max_s", "true error, max"), ("likely_bound_max_s", "likely bound, max"),
-          ("error_bound_p50_s", "proven bound, p50")]),
-    ]
-    fit_of = {f["scheme"]: f for f in fits}
-    for name, title, series in panels:
-        fig, ax = plt.subplots(figsize=(6, 4))
-        if name == "bound":
-            ax.set_yscale("log")
-            shares = sorted({str(r.get("path_asymmetry")) for r in rows if "sync_s" in r})
-            title = f"{title}\nlikely bound at HARMONIZE_PATH_ASYMMETRY={', '.join(shares)}"
-        for scheme in schemes:
-            mine = [r for r in rows if r["scheme"] == scheme and "sync_s" in r]
-            for key, label in series:
-                points = [(math.log2(r["procs"]), r[key] * 1e6) for r in mine if r.get(key) is not None]
-                if points:
-                    ax.plot(*zip(*points), marker="o", label=f"{scheme} {label}".strip())
-            if name == "sync" and scheme in fit_of and mine:
-                f = fit_of[scheme]
-                xs = [math.log2(r["procs"]) for r in mine]
-                ax.plot(xs, [(f["a"] + f["b"] * x) * 1e6 for x in xs], linestyle=":", color="gray",
-                        label=f"{scheme} fit {f['b'] * 1e6:.0f} us/doubling, R² {f['r2']:.3f}")
-        ax.set_xlabel("log2(P)")
-        ax.set_ylabel("µs")
-        ax.set_title(title)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / f"scale-{name}.png", dpi=110)
-        plt.close(fig)
-
-
-# What each simulated rank costs the host, per privatization (measured):
-# memory maps, and files kept open. dlopen loads a copy of the program per
-# rank (~10 maps); mmap keeps one shared-memory file per rank, mapped (12 461
-# maps and 4 099 open files at 4 096 ranks, stacks included). Past the
-# kernel's vm.max_map_count (65 530 by default) or the open-file limit the
-# rank that crosses it fails to load (16 384 ranks under dlopen aborted at
-# rank 6 518 after 40 s): said before the run instead.
-MAPS_PER_RANK = {"dlopen": 12, "mmap": 3, "no": 2}
-MAPS_BESIDE = 1000
-FILES_PER_RANK = {"dlopen": 0, "mmap": 1, "no": 0}
-FILES_BESIDE = 64  # the simulator's own: logs, the platform, the libraries
-
-
-def privatization(cfg):
-    """How SMPI privatizes the ranks' globals under these --cfg settings
-    (the last one wins): 'mmap', 'dlopen' or 'no'."""
-    value = "dlopen"  # SimGrid's default
-    for setting in cfg:
-        key, _, given = setting.partition(":")
-        if key == "smpi/privatization":
-            value = {"yes": "dlopen", "1": "dlopen", "0": "no"}.get(given, given)
-    return value
-
-
-def map_count_limit(path="/proc/sys/vm/max_map_count"):
-    try:
-        return int(Path(path).read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def check_map_count(procs, limit, how="dlopen"):
-    """None, or why `procs` simulated ranks cannot load under `limit` maps."""
-    needed = procs * MAPS_PER_RANK.get(how, MAPS_PER_RANK["dlopen"]) + MAPS_BESIDE
-    if limit is None or needed <= limit:
-        return None
-    return (f"{procs} simulated ranks need about {needed} memory maps (smpi/privatization:{how}) but "
-            f"vm.max_map_count is {limit}: raise it, e.g. "
-            f"sysctl -w vm.max_map_count={1 << (needed - 1).bit_length()}")
-
-
-def open_files_needed(procs, how):
-    return procs * FILES_PER_RANK.get(how, 0) + FILES_BESIDE
-
-
-def raise_open_files(needed):
-    """None once the open-file limit allows `needed` files (the soft limit is
-    raised up to the hard one), or why it cannot."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft >= needed:
-        return None
-    if hard != resource.RLIM_INFINITY and hard < needed:
-        return (f"the simulation needs about {needed} open files (one per simulated rank under "
-                f"smpi/privatization:mmap) but the hard limit is {hard}: raise it (ulimit -Hn, as root), "
-                f"or give --cfg smpi/privatization:dlopen (more memory per rank)")
-    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
-    return None
-
-
-def writable_segment_bytes(program):
-    """The program's writable segments (data and bss), page-rounded; None
-    when unknown (no ELF file)."""
-    return elf.guarded(program, elf.Image.writable_load_bytes) or None
-
-
-def check_shared_memory(procs, how, program, path="/dev/shm"):
-    """None, or why `procs` copies of the program's data segment will not fit
-    in `path`: under mmap privatization SimGrid keeps each rank's in a file
-    there (a container's default /dev/shm is 64 MB)."""
-    if how != "mmap":
-        return None
-    per_rank = writable_segment_bytes(program)
-    if per_rank is None:
-        return None
-    try:
-        stat = os.statvfs(path)
-    except OSError:
-        return None
-    needed = procs * per_rank
-    free = stat.f_bavail * stat.f_frsize
-    if needed <= free:
-        return None
-    return (f"{procs} simulated ranks need about {needed >> 20} MB in {path} (a copy of the program's "
-            f"{per_rank >> 10} KB data segment each, smpi/privatization:mmap) but {free >> 20} MB are free: "
-            f"enlarge it (mount -o remount,size=... {path}; docker run --shm-size), or give "
-            "--cfg smpi/privatization:dlopen")
-
-
-def is_mpi_name(name):
-    """MPI_Barrier, and the Fortran bindings' MPI_BARRIER, mpi_barrier_ ..."""
-    return name[:4].lower() == "mpi_"
-
-
-def check_program_binding(program, how):
-    """None, or why `program`'s MPI calls would not reach the library linked
-    into it (docs/scaling.md, Build).
-
-    SMPI cannot preload: the program holds the library, so it defines the
-    MPI_* the library intercepts. Under smpi/privatization:mmap (and 'no')
-    SMPI loads the program once, after SimGrid's own MPI_* in the global
-    scope: a call of one of them that the dynamic linker binds (a relocation
-    names it) reaches SimGrid's instead, and the run ends with no report.
-    -Wl,-Bsymbolic or -Wl,-Bsymbolic-functions bind them in the program;
-    dlopen (RTLD_DEEPBIND) does not care. A program without the library
-    never reaches it, whatever the privatization: MPI_Init, which the library
-    defines, is then an undefined dynamic symbol, or (when the dynamic table
-    cannot say) the program's own symbol table holds no MPI_* definition.
-    What cannot be told (no ELF file; a stripped program whose dynamic
-    symbols do not say) passes: a run that leaves no report is a failure in
-    the table. The program's own shared libraries are not read."""
-    def problem(image):
-        dynamic = image.symbols(elf.SHT_DYNSYM) or []
-        # Functions only: a call is what the dynamic linker may send elsewhere.
-        exported = {s.name for s in dynamic if s.defined and s.function and is_mpi_name(s.name)}
-        calls_missing_init = any(s.name in ("MPI_Init", "MPI_Init_thread") and not s.defined for s in dynamic)
-        own = image.symbols(elf.SHT_SYMTAB)
-        defines_none = (not exported and own is not None
-                        and not any(s.defined and s.function and is_mpi_name(s.name) for s in own))
-        if calls_missing_init or defines_none:
-            return (f"{program} does not contain the library (it leaves MPI_Init to SimGrid or defines no MPI_* "
-                    "of its own): its MPI calls would reach SimGrid's and the run would end with no report; link "
-                    "it with -Wl,--whole-archive <SMPI build>/lib/libharmonize-smpi.a -Wl,--no-whole-archive "
-                    "-lstdc++ -Wl,-Bsymbolic (docs/scaling.md, Build)")
-        if how not in ("mmap", "no") or image.binds_symbolically():
-            return None
-        bypassed = sorted(exported & image.relocated_symbols())
-        if not bypassed:
-            return None
-        named = ", ".join(bypassed[:3]) + (f" and {len(bypassed) - 3} more" if len(bypassed) > 3 else "")
-        return (f"{program} calls its own {named} through the dynamic linker (not linked -Wl,-Bsymbolic): "
-                f"under smpi/privatization:{how} those calls would reach SimGrid's, not the library's "
-                "(docs/scaling.md); relink it with -Wl,-Bsymbolic, or give --cfg smpi/privatization:dlopen")
-    return elf.guarded(program, problem)
 
 
 def main(argv=None, script_dir=None):

@@ -20,7 +20,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import PYTHON, SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_tools.ab import stats, tables  # noqa: E402
+from harmonize_tools.ab import library_stats, tables  # noqa: E402
 
 AB = SOURCE_DIR / "scripts" / "harmonize-ab"
 FIXTURES = TESTS / "fixtures"
@@ -443,7 +443,7 @@ def test_a_crashed_rank_is_reported_with_its_rank_and_signal(tmp_path, bench, st
     (128, "status 128"), (255, "status 255"),
 ])
 def test_exit_status_names_the_signal(code, text):
-    from harmonize_tools.ab.runner import describe_exit
+    from harmonize_tools.ab.failures import describe_exit
     assert describe_exit(code) == text
 
 
@@ -453,11 +453,11 @@ def summary_with_library(library, modes=None):
 
 
 def test_library_table_note_says_why_there_are_no_statistics():
-    with_comms = stats.merge_reports([json.loads(REPORT.read_text())])
+    with_comms = library_stats.merge_reports([json.loads(REPORT.read_text())])
     without_comms = dict(json.loads(REPORT.read_text()), communicators=[])
     # Every run has a report, none lists a communicator: not "no report from any run".
-    text = tables.library_table(summary_with_library({"A": stats.merge_reports([without_comms]),
-                                                      "B": stats.merge_reports([without_comms] * 2)}))
+    text = tables.library_table(summary_with_library({"A": library_stats.merge_reports([without_comms]),
+                                                      "B": library_stats.merge_reports([without_comms] * 2)}))
     assert "no report from any run" not in text
     assert "A observe: 1 report(s)" in text and "B harmonize: 2 report(s)" in text
     assert "no communicator" in text
@@ -468,7 +468,8 @@ def test_library_table_note_says_why_there_are_no_statistics():
     off = tables.library_table(summary_with_library({}, {"C": "off"}))
     assert "mode off" in off
     # Side A has statistics, side B's reports list nothing: the table plus a note for B.
-    mixed = tables.library_table(summary_with_library({"A": with_comms, "B": stats.merge_reports([without_comms])}))
+    mixed = tables.library_table(summary_with_library({"A": with_comms,
+                                                       "B": library_stats.merge_reports([without_comms])}))
     assert "MPI_COMM_WORLD" in mixed and "B harmonize: 1 report(s)" in mixed
 
 

@@ -1,5 +1,6 @@
-"""harmonize_tools.ab.stats and .tables: exact results on small inputs, merging of
-library reports, and the text/CSV renderings (no matplotlib needed)."""
+"""harmonize_tools.ab.stats, .library_stats, .per_call, .arrival, .tables and
+.data_files: exact results on small inputs, merging of library reports, and the
+text/CSV renderings (no matplotlib needed)."""
 import csv
 import io
 import json
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harmonize_tools.ab import stats, tables  # python/ is on sys.path: tests/conftest.py
+# python/ is on sys.path: tests/conftest.py
+from harmonize_tools.ab import arrival, data_files, library_stats, per_call, stats, tables
 from harmonize_tools.ab.parsing import Row
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -78,7 +80,7 @@ def load(mode):
 
 
 def test_merge_reports_sums_counts_and_takes_medians():
-    merged = stats.merge_reports(load("harmonize"))
+    merged = library_stats.merge_reports(load("harmonize"))
     assert merged["runs"] == 3 and merged["mode"] == "harmonize"
     assert merged["clock"]["scheme"] == "h2hca"
     assert merged["clock"]["sync_seconds_total_median"] == pytest.approx(0.002)
@@ -101,7 +103,7 @@ def test_merge_reports_sums_counts_and_takes_medians():
 
 
 def test_observe_reports_have_no_harmonized_calls():
-    world = stats.merge_reports(load("observe"))["communicators"]["MPI_COMM_WORLD"]
+    world = library_stats.merge_reports(load("observe"))["communicators"]["MPI_COMM_WORLD"]
     assert world["harmonized_calls"] == 0 and world["calls"] == 3300
     assert world["wait"] is None
     assert world["failure_rate"] == 0.0
@@ -115,7 +117,8 @@ def summary_for_tables():
     return {"command_text": "mpiexec -n 2 bench", "sides": ["A", "B"],
             "modes": {"A": "observe", "B": "harmonize"}, "metric": "avg", "comparison_pair": ["A", "B"],
             "ok_runs": {"A": 2, "B": 2}, "results": stats.aggregate_points(points, ["A", "B"]),
-            "library": {"A": stats.merge_reports(load("observe")), "B": stats.merge_reports(load("harmonize"))},
+            "library": {"A": library_stats.merge_reports(load("observe")),
+                        "B": library_stats.merge_reports(load("harmonize"))},
             "failed_runs": [{"id": "002-B", "errors": ["command exited with status 1 (see stderr.txt)"],
                              "log": "/out/runs/002-B"}]}
 
@@ -132,11 +135,11 @@ def test_terminal_report_contents():
 
 def test_csv_outputs():
     summary = summary_for_tables()
-    rows = list(csv.DictReader(io.StringIO(tables.results_csv(summary))))
+    rows = list(csv.DictReader(io.StringIO(data_files.results_csv(summary))))
     assert len(rows) == 1
     assert rows[0]["A_median_us"] == "2.2" and rows[0]["B_median_us"] == "1.1"
     assert float(rows[0]["delta"]) == pytest.approx(2.0) and rows[0]["exceeds_noise"] == "true"
-    library = list(csv.DictReader(io.StringIO(tables.library_csv(summary))))
+    library = list(csv.DictReader(io.StringIO(data_files.library_csv(summary))))
     assert [r["side"] for r in library] == ["A", "B"]
     assert library[1]["harmonized_calls"] == "3300"
     assert float(library[0]["exit_skew_p50"]) == pytest.approx(6e-7)
@@ -158,7 +161,7 @@ def test_human_seconds():
     (["./osu_allreduce", "-f"], 1),  # singleton
 ])
 def test_processes_from_command(command, expected):
-    from harmonize_tools.ab.runner import processes_from_command
+    from harmonize_tools.ab.results import processes_from_command
     assert processes_from_command(command) == expected
 
 
@@ -174,8 +177,8 @@ def test_the_collective_itself_is_compared_per_call():
          collective_report(6.2e-6, 7.1e-6, 0.9e-6)]
     b = [collective_report(5e-6, 5.2e-6, 2e-8, valid=990), collective_report(5.1e-6, 5.3e-6, 3e-8, valid=995),
          collective_report(4.9e-6, 5.1e-6, 1e-8, valid=985)]
-    rows = stats.compare_collectives({"A": stats.collective_points(a), "B": stats.collective_points(b)},
-                                     ("A", "B"))
+    rows = per_call.compare_collectives({"A": per_call.collective_points(a), "B": per_call.collective_points(b)},
+                                        ("A", "B"))
     assert len(rows) == 1
     row = rows[0]
     assert (row["communicator"], row["operation"], row["bytes"], row["root"]) == \
@@ -196,17 +199,17 @@ def test_the_collective_itself_is_compared_per_call():
 
 
 def test_keys_one_side_lacks_are_left_out():
-    only_a = {"A": stats.collective_points([collective_report(1e-6, 1e-6, 0)]), "B": {}}
-    assert stats.compare_collectives(only_a, ("A", "B")) == []
+    only_a = {"A": per_call.collective_points([collective_report(1e-6, 1e-6, 0)]), "B": {}}
+    assert per_call.compare_collectives(only_a, ("A", "B")) == []
     assert tables.collectives_table({"comparison_pair": ["A", "B"], "collectives": []}) == ""
 
 
 def test_collectives_csv_has_a_row_per_key():
     a = [collective_report(6e-6, 7e-6, 1e-6)]
     b = [collective_report(5e-6, 5.2e-6, 2e-8, valid=990)]
-    rows = stats.compare_collectives({"A": stats.collective_points(a), "B": stats.collective_points(b)},
-                                     ("A", "B"))
-    lines = list(csv.DictReader(io.StringIO(tables.collectives_csv(
+    rows = per_call.compare_collectives({"A": per_call.collective_points(a), "B": per_call.collective_points(b)},
+                                        ("A", "B"))
+    lines = list(csv.DictReader(io.StringIO(data_files.collectives_csv(
         {"comparison_pair": ["A", "B"], "collectives": rows}))))
     assert len(lines) == 1
     assert lines[0]["operation"] == "allreduce" and lines[0]["root"] == ""
@@ -233,27 +236,27 @@ def test_pooled_calls_give_the_median_and_an_interval():
     # Two runs of 1000 calls each side: A spread over 5.5-6.5 us, B over 4.5-5.5 us.
     a_calls = [5.5e-6 + 1e-6 * i / 999 for i in range(1000)]
     b_calls = [4.5e-6 + 1e-6 * i / 999 for i in range(1000)]
-    pool = stats.pool_histograms(None, histogram_of(a_calls))
-    pool = stats.pool_histograms(pool, histogram_of(a_calls))
-    low, middle, high = stats.pooled_median(pool)
+    pool = per_call.pool_histograms(None, histogram_of(a_calls))
+    pool = per_call.pool_histograms(pool, histogram_of(a_calls))
+    low, middle, high = per_call.pooled_median(pool)
     assert middle == pytest.approx(6.0e-6, rel=0.01)
     # 2000 calls: ranks 1000 -+ 44, i.e. -+ 22 us / 1000 of the 1 us spread.
     assert low == pytest.approx(5.956e-6, rel=0.01) and high == pytest.approx(6.044e-6, rel=0.01)
-    b_pool = stats.pool_histograms(None, histogram_of(b_calls))
-    compared = stats.compare_pooled(pool, b_pool)
+    b_pool = per_call.pool_histograms(None, histogram_of(b_calls))
+    compared = per_call.compare_pooled(pool, b_pool)
     assert compared["delta"] == pytest.approx(1.2, rel=0.02)
     assert compared["delta_low"] < compared["delta"] < compared["delta_high"]
     assert compared["decided"]
     # The same calls on both sides: the interval holds 1.
-    assert not stats.compare_pooled(pool, pool)["decided"]
-    assert stats.pooled_median(None) is None
+    assert not per_call.compare_pooled(pool, pool)["decided"]
+    assert per_call.pooled_median(None) is None
 
 
 def test_reports_with_histograms_are_pooled_per_key():
     report = collective_report(6e-6, 7e-6, 1e-6)
     report["communicators"][0]["collectives"]["keys"][0]["local"]["histogram"] = \
         histogram_of([6e-6] * 500)
-    points = stats.collective_points([report, report])
+    points = per_call.collective_points([report, report])
     pool = points[("MPI_COMM_WORLD", "allreduce", 8, None)]["local_pool"]
     assert sum(pool["counts"].values()) == 1000
     assert points[("MPI_COMM_WORLD", "allreduce", 8, None)]["t_global_pool"] is None
@@ -265,18 +268,18 @@ U = 2.0 ** -20  # about 1 us: sums and differences of small multiples are exact
 
 
 def test_overlap_benefit_is_paper_002_eq_5():
-    assert stats.overlap_benefit(10 * U, 12 * U, 5 * U) == 0.25  # (10 + 5 - 12) / 12
-    assert stats.overlap_benefit(10 * U, 10 * U, 5 * U) == 0.5  # half the delay hidden
-    assert stats.overlap_benefit(10 * U, 15 * U, 5 * U) == 0.0  # the delay simply adds
-    assert stats.overlap_benefit(10 * U, 20 * U, 5 * U) == -0.25  # it costs extra
-    assert stats.overlap_benefit(10e-6, 12e-6, 5e-6) == (10e-6 + 5e-6 - 12e-6) / 12e-6
+    assert arrival.overlap_benefit(10 * U, 12 * U, 5 * U) == 0.25  # (10 + 5 - 12) / 12
+    assert arrival.overlap_benefit(10 * U, 10 * U, 5 * U) == 0.5  # half the delay hidden
+    assert arrival.overlap_benefit(10 * U, 15 * U, 5 * U) == 0.0  # the delay simply adds
+    assert arrival.overlap_benefit(10 * U, 20 * U, 5 * U) == -0.25  # it costs extra
+    assert arrival.overlap_benefit(10e-6, 12e-6, 5e-6) == (10e-6 + 5e-6 - 12e-6) / 12e-6
 
 
 def test_overlap_benefit_interval_pairs_the_ends_crosswise():
     # b grows with t0 and shrinks with t_delta.
-    low, high = stats.overlap_benefit_interval((9 * U, 11 * U), (11 * U, 13 * U), 5 * U)
+    low, high = arrival.overlap_benefit_interval((9 * U, 11 * U), (11 * U, 13 * U), 5 * U)
     assert low == 1 / 13 and high == 5 / 11
-    assert stats.overlap_benefit_interval((9 * U, 11 * U), (0.0, 13 * U), 5 * U) is None
+    assert arrival.overlap_benefit_interval((9 * U, 11 * U), (0.0, 13 * U), 5 * U) is None
 
 
 def arrival_report(t_global, valid=900, arrival=None, error=None):
@@ -306,34 +309,34 @@ def bucket_of(value):
 
 def test_side_arrival_prefers_the_report_then_the_setting():
     reported = arrival_report(1e-5, arrival={"pattern": "rank:0:5us", "delta": 5e-06})
-    assert stats.side_arrival("harmonize", [reported], ["ARRIVAL=rank:0:7us"]) == ("rank:0:5us", 5e-06, "report")
+    assert arrival.side_arrival("harmonize", [reported], ["ARRIVAL=rank:0:7us"]) == ("rank:0:5us", 5e-06, "report")
     older = arrival_report(1e-5)  # no "arrival": a library from before HARMONIZE_ARRIVAL
-    assert stats.side_arrival("harmonize", [older], ["HARMONIZE_ARRIVAL=rank:0:7us"]) == \
+    assert arrival.side_arrival("harmonize", [older], ["HARMONIZE_ARRIVAL=rank:0:7us"]) == \
         ("rank:0:7us", 7e-06, "setting")
-    assert stats.side_arrival("harmonize", [dict(older, arrival=None)], []) == ("none", 0.0, "setting")
-    assert stats.side_arrival("harmonize", [], ["ARRIVAL=file:/tmp/x"]) == ("file:/tmp/x", None, "setting")
+    assert arrival.side_arrival("harmonize", [dict(older, arrival=None)], []) == ("none", 0.0, "setting")
+    assert arrival.side_arrival("harmonize", [], ["ARRIVAL=file:/tmp/x"]) == ("file:/tmp/x", None, "setting")
     # Patterns are imposed in mode harmonize only.
-    assert stats.side_arrival("observe", [reported], ["ARRIVAL=rank:0:5us"]) == (None, None, None)
+    assert arrival.side_arrival("observe", [reported], ["ARRIVAL=rank:0:5us"]) == (None, None, None)
 
 
 def test_t0_is_the_first_harmonize_side_without_delay():
     arrivals = {"ref": (None, None, None), "late": ("rank:0:5us", 5e-6, "report"),
                 "t0": ("none", 0.0, "report"), "zero": ("rank:0:0us", 0.0, "report")}
-    assert stats.choose_t0(list(arrivals), arrivals) == ("t0", None)
-    assert stats.choose_t0(list(arrivals), arrivals, "zero") == ("zero", None)
-    side, note = stats.choose_t0(list(arrivals), arrivals, "late")
+    assert arrival.choose_t0(list(arrivals), arrivals) == ("t0", None)
+    assert arrival.choose_t0(list(arrivals), arrivals, "zero") == ("zero", None)
+    side, note = arrival.choose_t0(list(arrivals), arrivals, "late")
     assert side is None and "--t0 late" in note and "b not computed" in note
-    side, note = stats.choose_t0(["ref", "late"], arrivals)
+    side, note = arrival.choose_t0(["ref", "late"], arrivals)
     assert side is None and "no harmonize side without delay" in note
 
 
 def test_arrival_rows_give_b_of_the_valid_calls():
     t0, late = 10e-6, 12e-6
-    points = {"t0": stats.collective_points([arrival_report(t0, error=5e-8)] * 2),
-              "late": stats.collective_points([arrival_report(late)]),
-              "ref": stats.collective_points([arrival_report(30e-6, valid=0)])}
+    points = {"t0": per_call.collective_points([arrival_report(t0, error=5e-8)] * 2),
+              "late": per_call.collective_points([arrival_report(late)]),
+              "ref": per_call.collective_points([arrival_report(30e-6, valid=0)])}
     arrivals = {"ref": (None, None, None), "late": ("rank:0:5us", 5e-6, "report"), "t0": ("none", 0.0, "report")}
-    summary = stats.arrival_summary(points, ["ref", "late", "t0"], arrivals)
+    summary = arrival.arrival_summary(points, ["ref", "late", "t0"], arrivals)
     assert summary["applies"] and summary["t0_side"] == "t0" and summary["note"] is None
     rows = summary["rows"]
     assert [r["side"] for r in rows] == ["t0", "late"]  # by delta; observe has no pattern
@@ -348,7 +351,7 @@ def test_arrival_rows_give_b_of_the_valid_calls():
     assert delayed["arrival_error"] is None  # older reports lack it
     # Without a pattern other than none there is nothing to show.
     plain = {"t0": ("none", 0.0, "setting"), "ref": (None, None, None)}
-    assert not stats.arrival_summary(points, ["ref", "t0"], plain)["applies"]
+    assert not arrival.arrival_summary(points, ["ref", "t0"], plain)["applies"]
 
 
 # ------------------------------------------------------------------ issue 25, D7: wide numbers
@@ -388,19 +391,19 @@ def bucket_edges(value):
 
 def run_pool(*calls):
     """One run's pool of (value, count) calls."""
-    return stats.pool_histograms(None, histogram_of([v for value, count in calls for v in [value] * count]))
+    return per_call.pool_histograms(None, histogram_of([v for value, count in calls for v in [value] * count]))
 
 
 def test_runs_that_agree_keep_the_calls_interval():
     a = [run_pool((1.5 * V, 1000))] * 3
     b = [run_pool((V, 1000))] * 3
-    result = stats.compare_runs(a, b)
+    result = per_call.compare_runs(a, b)
     (a_low, a_mid, a_high), (b_low, b_mid, b_high) = bucket_edges(1.5 * V), bucket_edges(V)
     # Every resample is the same: the bootstrap adds nothing to the calls' interval.
     assert (result["delta"], result["delta_low"], result["delta_high"]) == (a_mid / b_mid, a_low / b_high,
                                                                             a_high / b_low)
     assert result["decided"] and result["reason"] is None and result["runs"] == [3, 3]
-    assert stats.compare_runs(a, b) == result  # a fixed seed: the same runs, the same interval
+    assert per_call.compare_runs(a, b) == result  # a fixed seed: the same runs, the same interval
 
 
 def test_one_disturbed_run_widens_the_interval_to_the_clean_runs():
@@ -412,9 +415,9 @@ def test_one_disturbed_run_widens_the_interval_to_the_clean_runs():
     clean = run_pool((V, 600), (1.5 * V, 400))
     a, b = [clean, clean, run_pool((1.5 * V, 1000))], [clean] * 3
     (a_low, a_mid, a_high), (b_low, b_mid, b_high) = bucket_edges(1.5 * V), bucket_edges(V)
-    calls = stats.compare_pooled(stats.pool_runs(a), stats.pool_runs(b))
+    calls = per_call.compare_pooled(per_call.pool_runs(a), per_call.pool_runs(b))
     assert calls["decided"] and calls["delta_low"] == a_low / b_high > 1.4  # the old verdict
-    result = stats.compare_runs(a, b)
+    result = per_call.compare_runs(a, b)
     assert result["delta"] == a_mid / b_mid and (result["calls_low"], result["calls_high"]) == \
         (a_low / b_high, a_high / b_low)
     assert (result["delta_low"], result["delta_high"]) == (1.0, a_high / b_low)
@@ -422,34 +425,34 @@ def test_one_disturbed_run_widens_the_interval_to_the_clean_runs():
 
 
 def test_too_few_runs_decide_nothing():
-    result = stats.compare_runs([run_pool((2 * V, 1000))] * 2, [run_pool((V, 1000))] * 5)
+    result = per_call.compare_runs([run_pool((2 * V, 1000))] * 2, [run_pool((V, 1000))] * 5)
     assert result["delta_low"] > 1.9 and not result["decided"] and result["reason"] == "too few runs"
 
 
 def test_an_interval_holding_1_says_so():
     same = [run_pool((V, 500), (1.01 * V, 500))] * 3
-    result = stats.compare_runs(same, same)
+    result = per_call.compare_runs(same, same)
     assert result["delta"] == 1.0 and result["delta_low"] < 1.0 < result["delta_high"]
     assert not result["decided"] and result["reason"] == "interval holds 1"
-    assert stats.compare_runs([], same) is None
+    assert per_call.compare_runs([], same) is None
 
 
 def test_resampled_medians_are_the_pooled_medians():
     runs = [run_pool((V, 300), (2 * V, 100)), run_pool((3 * V, 500)), run_pool((V, 10))]
-    side = stats.RunsMedian(runs)
+    side = per_call.RunsMedian(runs)
     for weights in ({0: 1}, {1: 2}, {0: 1, 1: 1}, {0: 2, 2: 1}, {0: 1, 1: 1, 2: 1}):
         pool = None
         for run, times in weights.items():
             for _ in range(times):
-                pool = stats.pool_histograms(pool, histogram_of([v for v, c in (
+                pool = per_call.pool_histograms(pool, histogram_of([v for v, c in (
                     [(V, 300), (2 * V, 100)], [(3 * V, 500)], [(V, 10)])[run] for v in [v] * c]))
-        assert side.median(Counter(weights)) == stats.pooled_median(pool)[1], weights
+        assert side.median(Counter(weights)) == per_call.pooled_median(pool)[1], weights
 
 
 def test_percentile_interval_takes_the_wider_order_statistics():
-    assert stats.percentile_interval(list(range(41))) == (1, 39)  # 0.025 * 40 = 1, 0.975 * 40 = 39
-    assert stats.percentile_interval(list(range(11))) == (0, 10)  # 0.25 and 9.75: outwards
-    assert stats.percentile_interval([7.0]) == (7.0, 7.0)
+    assert per_call.percentile_interval(list(range(41))) == (1, 39)  # 0.025 * 40 = 1, 0.975 * 40 = 39
+    assert per_call.percentile_interval(list(range(11))) == (0, 10)  # 0.25 and 9.75: outwards
+    assert per_call.percentile_interval([7.0]) == (7.0, 7.0)
 
 
 def test_worst_ranks_of_large_communicators_are_pooled():
@@ -458,7 +461,7 @@ def test_worst_ranks_of_large_communicators_are_pooled():
         return {"name": "MPI_COMM_WORLD", "size": 2048, "kind": "intra", "calls": 10,
                 "harmonized_calls": 10, "missed_calls_any": 1, "late_calls_any": 0,
                 "missed_events_worst_ranks": {"ranks_with_events": len(worst), "worst": worst}}
-    merged = stats._merge_communicator([comm([[7, 3], [2, 1]]), comm([[2, 4]])])
+    merged = library_stats._merge_communicator([comm([[7, 3], [2, 1]]), comm([[2, 4]])])
     assert merged["missed_events_worst_ranks"] == {"ranks_with_events": 2, "worst": [[2, 5], [7, 3]]}
     assert merged["missed_events_per_rank"] == []
     assert "late_events_worst_ranks" not in merged

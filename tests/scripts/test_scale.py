@@ -14,6 +14,7 @@ import pytest
 
 from conftest import BUILD_DIR, SOURCE_DIR, clean_environment
 from harmonize_tools import scale as scale_module
+from harmonize_tools import scale_checks
 
 SCRIPT = SOURCE_DIR / "scripts" / "harmonize-scale"
 SMPI_BUILD = BUILD_DIR / "smpi"
@@ -176,21 +177,21 @@ def test_more_ranks_than_the_kernel_can_map_are_refused_before_the_run():
     program under dlopen, a data segment under mmap): past vm.max_map_count
     the run would abort mid-start (16 384 ranks under dlopen at rank 6 518
     with the default 65 530). Pure, plus the script's refusal."""
-    assert scale_module.check_map_count(4096, 65530) is None
-    assert scale_module.check_map_count(16384, None) is None  # unknown: not refused
-    problem = scale_module.check_map_count(16384, 65530)
+    assert scale_checks.check_map_count(4096, 65530) is None
+    assert scale_checks.check_map_count(16384, None) is None  # unknown: not refused
+    problem = scale_checks.check_map_count(16384, 65530)
     assert "vm.max_map_count is 65530" in problem and "sysctl -w vm.max_map_count=262144" in problem
-    assert scale_module.check_map_count(16384, 65530, "mmap") is None
-    limit = scale_module.map_count_limit()
+    assert scale_checks.check_map_count(16384, 65530, "mmap") is None
+    limit = scale_checks.map_count_limit()
     if limit is None or limit > 10**8:
         pytest.skip("vm.max_map_count unreadable or too high to exceed")
-    too_many = limit // scale_module.MAPS_PER_RANK["mmap"] + 1
+    too_many = limit // scale_checks.MAPS_PER_RANK["mmap"] + 1
     result = run_script("/nonexistent/x", "--procs", str(too_many), timeout=60)
     assert result.returncode == 2 and "vm.max_map_count" in result.stderr
 
 
 def test_the_privatization_is_the_last_one_given():
-    how = scale_module.privatization
+    how = scale_checks.privatization
     assert how(scale_module.SIMGRID_CONFIG) == "mmap"
     assert how([]) == "dlopen"  # SimGrid's default
     assert how(scale_module.SIMGRID_CONFIG + ["smpi/privatization:yes"]) == "dlopen"
@@ -225,7 +226,7 @@ def test_a_program_that_would_bypass_the_library_is_refused(tmp_path):
     one without the library never reaches it at all. Either run would end
     with no report: the script says so before it starts."""
     scale_module.build(SMPI_BUILD, SOURCE_DIR)  # incremental, as the script does
-    check = scale_module.check_program_binding
+    check = scale_checks.check_program_binding
     assert check(str(SMPI_BUILD / "bin" / "harmonize-example"), "mmap") is None
     assert check(smpi_program(tmp_path, "functions", *with_the_library("-Wl,-Bsymbolic-functions")), "mmap") is None
     unbound = smpi_program(tmp_path, "unbound", *with_the_library())
@@ -248,7 +249,7 @@ def test_the_fortran_bindings_are_checked_too(tmp_path):
     """The library's Fortran entry points (mpi_barrier_ ...) are bypassed
     the same way, named in lower case."""
     scale_module.build(SMPI_BUILD, SOURCE_DIR)
-    check = scale_module.check_program_binding
+    check = scale_checks.check_program_binding
     problem = check(smpi_program(tmp_path, "unbound", *with_the_library(), fortran=True), "mmap")
     assert problem and "mpi_barrier_" in problem, problem
     assert check(smpi_program(tmp_path, "bound", *with_the_library("-Wl,-Bsymbolic"), fortran=True), "mmap") is None
@@ -296,15 +297,15 @@ def test_what_the_host_must_hold_is_checked_before_the_run(tmp_path):
     the limits are checked, or raised, before the simulation starts."""
     scale_module.build(SMPI_BUILD, SOURCE_DIR)
     example = str(SMPI_BUILD / "bin" / "harmonize-example")
-    per_rank = scale_module.writable_segment_bytes(example)
+    per_rank = scale_checks.writable_segment_bytes(example)
     assert 4096 <= per_rank <= 1 << 20 and per_rank % 4096 == 0
-    assert scale_module.check_shared_memory(4, "mmap", example) is None
-    assert scale_module.check_shared_memory(10**9, "dlopen", example) is None
-    problem = scale_module.check_shared_memory(10**9, "mmap", example)
+    assert scale_checks.check_shared_memory(4, "mmap", example) is None
+    assert scale_checks.check_shared_memory(10**9, "dlopen", example) is None
+    problem = scale_checks.check_shared_memory(10**9, "mmap", example)
     assert "/dev/shm" in problem and "smpi/privatization:dlopen" in problem
-    assert scale_module.raise_open_files(16) is None
+    assert scale_checks.raise_open_files(16) is None
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if hard != resource.RLIM_INFINITY:
-        assert "hard limit" in scale_module.raise_open_files(hard + 1)
-        assert scale_module.raise_open_files(hard) is None
+        assert "hard limit" in scale_checks.raise_open_files(hard + 1)
+        assert scale_checks.raise_open_files(hard) is None
         assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= hard

@@ -15,8 +15,8 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_tools.tune import algorithms, cli, decide, heatmap, rules  # noqa: E402
-from harmonize_tools.ab import stats  # noqa: E402
+from harmonize_tools.tune import algorithms, decide, heatmap, measure, rule_files, rules, tables  # noqa: E402
+from harmonize_tools.ab import per_call  # noqa: E402
 
 TUNE = SOURCE_DIR / "scripts" / "harmonize-tune"
 FAKE = TESTS / "fixtures" / "sweep" / "fake-mpiexec"
@@ -121,7 +121,7 @@ def test_open_mpi_tuning_chooses_the_decidedly_faster_algorithm(tmp_path):
     assert "-> 3 recursive_doubling: 0.500 of the default's t_global" in result.stdout
     # The heat map: size x algorithm relative to the fastest (matplotlib is a test dependency).
     assert (tmp_path / "out" / "heatmap-allreduce-P4.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    points, _ = cli.points_of(tmp_path / "out" / "allreduce")
+    points, _ = measure.points_of(tmp_path / "out" / "allreduce")
     rows = decide.decide(points, "allreduce", "0", [str(a) for a in range(7)])
     sizes, columns, cells = heatmap.relative_table(rows, "0")
     assert sizes == [4, 64, 1024] and columns[0] == "0"
@@ -392,9 +392,9 @@ def test_algorithm_names_are_each_collectives_own():
     comparison = {"delta": 1.2, "delta_low": 1.1, "delta_high": 1.3, "decided": True}
     rows = [{"operation": c, "processes": 2, "bytes": 8, "default": "0", "default_t_global": 1e-6,
              "versus": {"2": comparison}, "choice": "0", "tie": False} for c in ("allreduce", "bcast")]
-    table = cli.table_text(rows, names)
+    table = tables.table_text(rows, names)
     assert "2 nonoverlapping" in table.split("bcast")[0] and "2 chain" in table.split("bcast")[1]
-    assert [line.split(",")[4] for line in cli.decisions_csv(rows, names).splitlines()[1:]] == \
+    assert [line.split(",")[4] for line in tables.decisions_csv(rows, names).splitlines()[1:]] == \
         ["nonoverlapping", "chain"]
 
 
@@ -404,7 +404,7 @@ def test_a_size_names_a_winner_by_chance_at_most_one_time_in_twenty():
     assert decide.family_level(1) == 0.95
     assert decide.family_level(9) == pytest.approx(1 - 0.05 / 9)
     assert decide.family_level(0) == 0.95
-    assert stats.z_of(0.95) == 1.96 and stats.z_of(1 - 0.05 / 9) == pytest.approx(2.77, abs=0.01)
+    assert per_call.z_of(0.95) == 1.96 and per_call.z_of(1 - 0.05 / 9) == pytest.approx(2.77, abs=0.01)
 
 
 def test_a_collective_the_default_wins_everywhere_is_left_to_the_library():
@@ -413,5 +413,5 @@ def test_a_collective_the_default_wins_everywhere_is_left_to_the_library():
     per call where the file named the library's own subtree)."""
     for default in ("0", "auto"):
         choices = {"allreduce": {2: [(0, default)]}, "bcast": {2: [(0, default), (1024, "7")]}}
-        assert cli.kept_choices(default, choices) == {"bcast": choices["bcast"]}
-        assert cli.kept_choices(default, {"allreduce": choices["allreduce"]}) == {}
+        assert rule_files.kept_choices(default, choices) == {"bcast": choices["bcast"]}
+        assert rule_files.kept_choices(default, {"allreduce": choices["allreduce"]}) == {}

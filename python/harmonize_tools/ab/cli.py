@@ -1,19 +1,21 @@
 """Command line of harmonize-ab."""
 import argparse
-import json
+import contextlib
 import os
-import shlex
 import signal
 import sys
 import time
+import traceback
 from datetime import datetime
 from pathlib import Path
 
-from ..common import tools_dir
-from ..timeline import draw as timeline_draw
-from . import decide, plots, runner, stats, tables
-from . import sides as sides_module
+from ..common import say, tools_dir
+from . import decide
+from .files import OutputError, write_json
 from .parsing import ParseError
+from .plan import PlanError, make_plan, prepare_directory
+from .runner import run_all
+from .summary import summarize, write_outputs
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NOTHING, EXIT_OUTPUT = 0, 1, 2, 3, 4
 
@@ -128,201 +130,6 @@ def build_parser():
     return parser
 
 
-def parse_sides(text):
-    sides = [s.strip().upper() for s in text.split(",") if s.strip()]
-    unknown = [s for s in sides if s not in runner.SIDE_MODES]
-    if not sides or unknown or len(set(sides)) != len(sides):
-        raise ValueError(f"--sides {text!r}: expected distinct sides from A, B, C (e.g. A,B or A,B,C)")
-    return sides
-
-
-def named_sides(args):
-    """[(name, definition)] of --side and --sweep, in the order given."""
-    found = []
-    for option, text in args.named:
-        where = f"{option} {text!r}"
-        if option == "--side":
-            expanded = [sides_module.parse_side(text)]
-        else:
-            expanded = sides_module.parse_sweep(text)
-        found += [(name, sides_module.define_side(name, settings, where), where) for name, settings in expanded]
-    seen = {}
-    for name, _, where in found:
-        if name in seen:
-            same = "twice" if seen[name] == where else f"by {seen[name]} and by {where}"
-            raise ValueError(f"side {name!r} is defined {same}; side names must be distinct "
-                             "(name the sides yourself with --side NAME:...)")
-        seen[name] = where
-    return [(name, definition) for name, definition, _ in found]
-
-
-def preset(path_text, where):
-    path = Path(path_text)
-    if not path.is_file():
-        raise ValueError(f"{where}preset {path_text}: no such file")
-    return str(path.resolve())
-
-
-def make_plan(args, script_dir):
-    command = list(args.command)
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command and not args.aggregate:
-        raise ValueError("no benchmark command; put it after `--` (see --help)")
-    named = named_sides(args)
-    if args.sides is not None:
-        sides = parse_sides(args.sides)
-    else:
-        sides = [] if named else ["A", "B"]
-    modes = {side: runner.SIDE_MODES[side] for side in runner.SIDE_MODES}
-    for item in args.side_mode:
-        side, _, mode = item.partition("=")
-        if side.upper() not in modes or mode not in ("off", "observe", "harmonize"):
-            raise ValueError(f"--side-mode {item!r}: expected SIDE=MODE with SIDE in A,B,C and "
-                             "MODE off|observe|harmonize (named sides take MODE= in --side)")
-        modes[side.upper()] = mode
-    configs = {}
-    for side in "ABC":
-        chosen = getattr(args, f"config_{side.lower()}") or args.config
-        if chosen:
-            configs[side] = preset(chosen, "")
-    settings = {"all": list(args.set)}
-    for side in "ABC":
-        if getattr(args, f"set_{side.lower()}"):
-            settings[side] = list(getattr(args, f"set_{side.lower()}"))
-    for name, definition in named:
-        modes[name] = definition["mode"]
-        if definition["config"] or args.config:
-            configs[name] = preset(definition["config"] or args.config, f"side {name}: ")
-        settings[name] = definition["settings"]
-        sides.append(name)
-    for side in sides:
-        sides_module.check_harmonize_only(modes[side], settings["all"] + settings.get(side, []),
-                                          f"side {side}")
-    if args.runs < 1:
-        raise ValueError("--runs must be at least 1")
-    if args.stop_stale and not args.resume:
-        raise ValueError("--stop-stale goes with --resume (it stops a job left running in the output directory)")
-    if args.t0 is not None and not args.aggregate and args.t0 not in sides:
-        raise ValueError(f"--t0 {args.t0}: no such side (the sides: {', '.join(sides)})")
-    if decide.budget(args):
-        decide.check_sides(comparison_pair(sides), modes)
-    library = str(Path(args.library).resolve()) if args.library else None
-    return {"version": 1, "command": command, "runs": args.runs, "sides": sides, "modes": modes,
-            "configs": configs, "settings": settings, "launcher_args": list(args.launcher_arg),
-            "library": library, "created": datetime.now().isoformat(timespec="seconds"),
-            "harmonize_run": str(script_dir / "harmonize-run")}
-
-
-def legacy_sides(sides):
-    """Only the predefined A, B, C: the tables keep their A/B layout."""
-    return set(sides) <= set(runner.SIDE_MODES)
-
-
-def stray_warnings(ok_runs):
-    """A file in a run's directory that is not its attempt's was written by a
-    job of an earlier attempt that ran on beside it (its report name)."""
-    warnings = []
-    for run in ok_runs:
-        status = run["status"]
-        if status.get("stray_files"):
-            names = ", ".join(status["stray_files"])
-            verb = "does" if len(status["stray_files"]) == 1 else "do"
-            warnings.append(f"run {status['id']}: {names} {verb} not belong to its attempt "
-                            f"({status.get('attempt')}): a job of an earlier attempt was still running "
-                            f"during this run, which may have disturbed it; check the machine for leftover "
-                            f"processes, then delete runs/{status['id']} and --resume to measure it again")
-    return warnings
-
-
-def comparison_pair(sides):
-    """The two sides compared per call: A and B when both run, else the first two."""
-    if "A" in sides and "B" in sides:
-        return ("A", "B")
-    return (sides[0], sides[1]) if len(sides) > 1 else (sides[0], sides[0])
-
-
-def summarize(plan, output, metric, t0=None):
-    """Everything on disk -> the summary dict (pure apart from reading files)."""
-    ok_runs, failed = runner.collect(output, plan)
-    sides = plan["sides"]
-    per_side_rows = [(run["status"]["side"], run["rows"]) for run in ok_runs]
-    points = stats.collect_points(per_side_rows, metric=f"{metric}_us")
-    pair = comparison_pair(sides)
-    library = {}
-    collective_points = {}
-    arrivals = {}
-    for side in sides:
-        reports = [run["report"] for run in ok_runs if run["status"]["side"] == side and run["report"]]
-        if reports:
-            library[side] = stats.merge_reports(reports)
-            collective_points[side] = stats.collective_points(reports)
-        own_settings = plan["settings"].get("all", []) + plan["settings"].get(side, [])
-        arrivals[side] = stats.side_arrival(plan["modes"][side], reports, own_settings)
-    arrival = stats.arrival_summary(collective_points, sides, arrivals, t0)
-    # Beyond A/B/C each side's latency is set against one reference: t0 when
-    # there is one (what a delay costs), else the first side.
-    reference = None if legacy_sides(sides) else (arrival["t0_side"] or sides[0])
-    ok_counts = {side: sum(1 for run in ok_runs if run["status"]["side"] == side) for side in sides}
-    return {
-        "version": 1,
-        "command": plan["command"],
-        "command_text": " ".join(shlex.quote(a) for a in plan["command"]),
-        "sides": sides,
-        "modes": {side: plan["modes"][side] for side in sides},
-        "configs": plan.get("configs", {}),
-        "side_settings": {side: runner.side_definition(plan, side)["settings"] for side in sides},
-        "metric": metric,
-        "comparison_pair": list(pair),
-        "reference": reference,
-        "ok_runs": ok_counts,
-        "results": stats.aggregate_points(points, sides, pair, reference),
-        "library": library,
-        "collectives": stats.compare_collectives(collective_points, pair),
-        "arrival": arrival,
-        "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
-                                                             "log", "superseded")} for f in failed],
-        "warnings": stray_warnings(ok_runs),
-        "output_directory": str(output.resolve()),
-    }
-
-
-def draw_plots(summary, directory):
-    """(written paths, note when there are none): the plots, and a timeline
-    picture per side from its first run (runs/001-<side>/timeline.json)."""
-    try:
-        written = plots.make_plots(summary, directory)
-        return written + timeline_draw.draw_runs(directory.parent / "runs", directory), None
-    except plots.PlotsUnavailable as error:
-        return [], str(error)
-    except OSError as error:
-        # matplotlib's savefig on a full disk names no file.
-        raise runner.OutputError(f"cannot write the plots in {directory}: "
-                                 f"{error.strerror or error}") from error
-
-
-def write_outputs(summary, output, want_plots):
-    text = tables.terminal_report(summary)
-    outputs = {"table": output / "table.txt", "results_csv": output / "results.csv",
-               "library_csv": output / "library.csv", "collectives_csv": output / "collectives.csv",
-               "arrival_csv": output / "arrival.csv", "summary_json": output / "summary.json"}
-    plot_note = None
-    plot_paths = []
-    if want_plots and summary["results"]:
-        plot_paths, plot_note = draw_plots(summary, output / "plots")
-    summary["outputs"] = {k: str(v) for k, v in outputs.items()}
-    summary["outputs"]["plots"] = [str(p) for p in plot_paths]
-    if plot_note:
-        summary["outputs"]["plots_note"] = plot_note
-    runner.write_text(outputs["table"], text)
-    runner.write_text(outputs["results_csv"], tables.results_csv(summary))
-    runner.write_text(outputs["library_csv"], tables.library_csv(summary))
-    runner.write_text(outputs["collectives_csv"], tables.collectives_csv(summary))
-    runner.write_text(outputs["arrival_csv"], tables.arrival_csv(summary))
-    runner.write_json(outputs["summary_json"], json.loads(tables.summary_json(summary)))
-    return text, plot_paths, plot_note
-
-
 class Interrupted(KeyboardInterrupt):
     """SIGTERM or SIGHUP, handled like Ctrl-C: the running job is stopped first."""
 
@@ -353,7 +160,29 @@ def main(argv=None, script_dir=None):
         return 1
 
 
-def command_line(argv, script_dir):
+def run_sides(argv, script_dir, table):
+    """harmonize-ab as a library (harmonize-tune runs its sides so): the
+    command line `argv` run in this process, what it prints on stdout (its
+    tables) written to the open file `table`, its progress on stderr as
+    always; returns its exit status. An interrupt (Ctrl-C, SIGTERM, SIGHUP)
+    stops the running job and is reported as harmonize-ab reports it, then
+    raised on to the caller; the caller's signal handlers are restored."""
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        with contextlib.redirect_stdout(table):
+            return command_line(argv, Path(script_dir), raise_interrupts=True)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    except Exception:  # a fault of harmonize-ab fails its runs, not the caller
+        # As when it ran as a process of its own: its traceback, exit status 1.
+        traceback.print_exc()
+        return 1
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+def command_line(argv, script_dir, raise_interrupts=False):
     # Python's default for SIGTERM/SIGHUP ends the process on the spot, which
     # would leave the benchmark job (its own session) running.
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -366,8 +195,10 @@ def command_line(argv, script_dir):
     except KeyboardInterrupt as interrupt:
         print(f"\nharmonize-ab: interrupted; no benchmark job is left running; finished runs are "
               f"kept in {output / 'runs'}; continue with --resume", file=sys.stderr)
+        if raise_interrupts:
+            raise
         return 128 + getattr(interrupt, "signum", signal.SIGINT)
-    except runner.OutputError as failure:
+    except OutputError as failure:
         error(failure)
         return EXIT_OUTPUT
     except OSError as failure:
@@ -376,18 +207,13 @@ def command_line(argv, script_dir):
         return EXIT_OUTPUT
 
 
-def say(args, text):
-    if not args.quiet:
-        print(f"harmonize-ab: {text}", file=sys.stderr, flush=True)
-
-
 def run_rounds(args, plan, output):
     """The runs asked for; with --until-decided then one round (a run of
     every side, interleaved as before) at a time while a size is undecided
     and the budget allows. (statuses, summary["until_decided"] or None)."""
     started = time.monotonic()
-    statuses = runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,
-                              fail_fast=args.fail_fast, stop_stale=args.stop_stale)
+    statuses = run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,
+                       fail_fast=args.fail_fast, stop_stale=args.stop_stale)
     limits = decide.budget(args)
     if not limits:
         return statuses, None
@@ -401,22 +227,22 @@ def run_rounds(args, plan, output):
         if stopped is None and args.fail_fast and any(not status["ok"] for status in statuses):
             stopped = "a run failed (--fail-fast)"
         if stopped:
-            say(args, f"until decided: {stopped} after {plan['runs']} runs per side")
+            say("harmonize-ab", f"until decided: {stopped} after {plan['runs']} runs per side", args.quiet)
             return statuses, decide.record(args.decide_on, plan["runs"], elapsed, stopped, summary, still_open)
         first = f"{still_open[0]['size']}: {still_open[0]['reason']}" + (", ..." if len(still_open) > 1 else "")
-        say(args, f"until decided: {len(still_open)} of {len(summary['collectives'])} sizes undecided after "
-                  f"{plan['runs']} runs per side ({first}); one more run per side")
+        say("harmonize-ab", f"until decided: {len(still_open)} of {len(summary['collectives'])} sizes undecided "
+            f"after {plan['runs']} runs per side ({first}); one more run per side", args.quiet)
         plan["runs"] += 1
-        runner.write_json(output / "plan.json", plan)
-        statuses += runner.run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,
-                                   fail_fast=args.fail_fast, say_skipped=False)
+        write_json(output / "plan.json", plan)
+        statuses += run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,
+                            fail_fast=args.fail_fast, say_skipped=False)
 
 
 def run(args, output, script_dir):
     try:
         plan = make_plan(args, script_dir)
-        plan = runner.prepare_directory(output, plan, args.resume, args.aggregate)
-    except (ValueError, runner.PlanError) as failure:
+        plan = prepare_directory(output, plan, args.resume, args.aggregate)
+    except (ValueError, PlanError) as failure:
         error(failure)
         return EXIT_USAGE
     statuses, until = [], None
@@ -426,12 +252,12 @@ def run(args, output, script_dir):
         except (ValueError, ParseError) as failure:
             error(f"cannot aggregate {output}: {failure}")
             return EXIT_NOTHING
-        except runner.PlanError as failure:
+        except PlanError as failure:
             error(failure)
             return EXIT_USAGE
-        except runner.OutputError as failure:
-            raise runner.OutputError(f"{failure}; finished runs are kept in {output / 'runs'}: "
-                                     "free space, then continue with --resume") from failure
+        except OutputError as failure:
+            raise OutputError(f"{failure}; finished runs are kept in {output / 'runs'}: "
+                              "free space, then continue with --resume") from failure
     if args.t0 is not None and args.t0 not in plan["sides"]:
         error(f"--t0 {args.t0}: no such side (the sides: {', '.join(plan['sides'])})")
         return EXIT_USAGE

@@ -3,14 +3,14 @@ until the delta of every size is decided, or the budget is spent. Pure
 functions over the summary and the options; the command line runs the
 rounds (cli.run_rounds).
 
-"Decided" is stats.compare_runs's verdict on the library's per-call data
+"Decided" is per_call.compare_runs's verdict on the library's per-call data
 (the collective itself): its 95 % interval over runs excludes 1. More runs
 narrow that interval where the runs agree; where one run was disturbed it
 stays wide until enough undisturbed runs outweigh it, and where delta is 1
 nothing ever decides it: hence the budget.
 """
 from ..common import CLOCK_UNITS, parse_duration
-from .stats import MIN_RUNS_TO_DECIDE
+from .per_call import MIN_RUNS_TO_DECIDE
 
 DEFAULT_MAX_RUNS = 20  # per side
 DEFAULT_MAX_TIME = 3600.0  # seconds

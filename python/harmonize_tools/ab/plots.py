@@ -15,7 +15,8 @@ arrival-<operation>.png  the delay overlap benefit b against the delay, one
                          95 % intervals as error bars
 """
 import itertools
-import re
+
+from ..common import slug
 
 SIDE_COLORS = {"A": "tab:red", "B": "tab:blue", "C": "tab:gray"}
 SKEW_LEVELS = (("min", 0.0), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
@@ -38,10 +39,6 @@ def load_pyplot():
     return pyplot
 
 
-def slug(text):
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "benchmark"
-
-
 def grouped(results):
     groups = {}
     for entry in results:
@@ -51,7 +48,7 @@ def grouped(results):
 
 
 def file_stem(benchmark, processes, multiple_process_counts):
-    return slug(benchmark) + (f"-p{processes}" if multiple_process_counts and processes else "")
+    return slug(benchmark, "benchmark") + (f"-p{processes}" if multiple_process_counts and processes else "")
 
 
 def make_plots(summary, directory):
@@ -74,10 +71,10 @@ def make_plots(summary, directory):
         written.append(skew)
     for operation, rows in collective_groups(summary).items():
         written.append(collective_plot(pyplot, summary, operation, rows,
-                                       directory / f"collective-{slug(operation)}.png"))
+                                       directory / f"collective-{slug(operation, 'benchmark')}.png"))
     for operation, rows in arrival_plot_rows(summary).items():
         written.append(arrival_plot(pyplot, summary, operation, rows,
-                                    directory / f"arrival-{slug(operation)}.png"))
+                                    directory / f"arrival-{slug(operation, 'benchmark')}.png"))
     return written
 
 

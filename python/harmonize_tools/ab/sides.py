@@ -11,7 +11,7 @@ usage error.
 """
 import re
 
-from ..common import LIBRARY_PREFIX, pattern_delta, setting_variable
+from ..common import LIBRARY_PREFIX, pattern_delta, setting_variable, slug
 
 PREFIX = LIBRARY_PREFIX
 MODES = ("off", "observe", "harmonize")
@@ -135,10 +135,6 @@ def expand_sweep_values(items):
     return values
 
 
-def slug(text):
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "side"
-
-
 def sweep_names(values):
     """Side names of a sweep's values: the last ':' field when the values
     differ only there ('rank:0:5us' -> '5us'), else the whole value made
@@ -148,7 +144,7 @@ def sweep_names(values):
     only_last = len(heads) == 1 and all(":" in value for value in values)
     names = []
     for value in values:
-        name = slug(value.rsplit(":", 1)[1] if only_last else value)
+        name = slug(value.rsplit(":", 1)[1] if only_last else value, "side")
         if name in PREDEFINED:
             name += "_"  # A, B and C are the predefined sides
         base, number = name, 1

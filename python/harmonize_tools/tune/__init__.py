@@ -1,3 +1,5 @@
 """harmonize-tune: collective algorithm selection from harmonized per-call
-measurements (cli), the algorithms the MPI library offers (algorithms), the
-choice (decide) and the library's decision files (rules)."""
+measurements (cli), the benchmark command per collective (benchmark), the
+algorithms the MPI library offers (algorithms), their runs through
+harmonize-ab (measure), the choice (decide), what is shown and written of it
+(tables, heatmap) and the library's decision files (rules, rule_files)."""

@@ -5,12 +5,12 @@ Per key the t_global of the valid calls of every algorithm's runs is set
 against the default's (the library deciding alone) as harmonize-ab sets
 two sides against each other: the ratio of the pooled medians, with a 95 %
 interval that is the wider of the calls' and a cluster bootstrap over runs
-(ab.stats.compare_runs). An algorithm is chosen where that interval lies
+(ab.per_call.compare_runs). An algorithm is chosen where that interval lies
 wholly below 1 - it is decidedly faster than the default - and among such
 the fastest; else the default stays: a tie when some algorithm could not be
 told from it, else the default is the fastest.
 """
-from ..ab import stats
+from ..ab import per_call, stats
 
 
 def runs_of(point):
@@ -62,7 +62,7 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
     for ident in measured_keys(base, operation, sizes):
         _, _, size, _ = ident
         default_point = base[ident]
-        pooled = stats.pooled_median(default_point.get("valid_t_global_pool"))
+        pooled = per_call.pooled_median(default_point.get("valid_t_global_pool"))
         row = {"operation": operation, "processes": default_point.get("size"), "bytes": size,
                "default": default, "default_t_global": pooled[1] if pooled else None, "versus": {}}
         others = [a for a in algorithms if a != default]
@@ -73,8 +73,8 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
         row["failed"] = [a for a, point in points.items() if point is None]
         for algorithm, point in points.items():
             if point is not None:
-                row["versus"][algorithm] = stats.compare_runs(runs_of(point), runs_of(default_point),
-                                                              level=level)
+                row["versus"][algorithm] = per_call.compare_runs(runs_of(point), runs_of(default_point),
+                                                                 level=level)
         faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and c["delta_high"] < 1.0}
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
         # The default stays either way; a tie when some algorithm could not be told from it.

@@ -1,0 +1,184 @@
+"""Measuring the algorithms: one harmonize-ab side per algorithm (or per
+decision file, to verify one), run through harmonize-ab as a library
+(ab.cli.run_sides), interleaved; with --until-decided one more run per side
+at a time while a choice could still change."""
+import time
+
+from ..ab import cli as ab_cli
+from ..ab import stats
+from ..ab.results import collect, read_plan, side_points, side_rows
+from ..common import say
+from . import algorithms as algorithms_module
+from . import decide as decide_module
+
+
+# Open MPI's tuned component reads a forced algorithm or a rules file only with this.
+OMPI_DYNAMIC_RULES = "OMPI_MCA_coll_tuned_use_dynamic_rules=1"
+
+
+def algorithm_variable(mpi, collective):
+    """The environment variable that forces `collective`'s algorithm."""
+    return (f"OMPI_MCA_{algorithms_module.ompi_parameter(collective)}" if mpi == "openmpi"
+            else algorithms_module.mpich_variable(collective))
+
+
+def side_options(mpi, collective, values, mode="harmonize"):
+    """harmonize-ab options for one side per algorithm: a sweep in mode
+    harmonize (a sweep's sides are harmonized), named sides in another mode."""
+    variable = algorithm_variable(mpi, collective)
+    options = ["--set", OMPI_DYNAMIC_RULES] if mpi == "openmpi" else []
+    if mode == "harmonize":
+        return options + ["--sweep", f"{variable}={','.join(values)}"]
+    for value in values:
+        options += ["--side", f"{value}:MODE={mode},{variable}={value}"]
+    return options
+
+
+def run_sides(args, script_dir, directory, sides, command, runs):
+    """harmonize-ab's runs of `sides` (its options) into `directory`, continued
+    when it holds some; its tables in harmonize-ab.txt there. Its exit status."""
+    argv = ["-n", str(runs), "-o", str(directory), "--no-plots", "--timeout", f"{args.timeout:g}", *sides]
+    if (directory / "plan.json").exists():
+        argv.append("--resume")
+    if args.library:
+        argv += ["--library", args.library]
+    if args.quiet:
+        argv.append("-q")
+    directory.mkdir(parents=True, exist_ok=True)
+    # harmonize-ab's own tables go to its directory; its progress (stderr) shows.
+    with open(directory / "harmonize-ab.txt", "w") as table:
+        return ab_cli.run_sides(argv + ["--"] + command, script_dir, table)
+
+
+def measure(args, script_dir, directory, sides, command, rows_of, is_open, label):
+    """harmonize-ab runs of `sides`, and the rows `rows_of` decides from
+    their points; with --until-decided one more run per side at a time while
+    `is_open` holds for a row and the budget allows. (rows or None when
+    harmonize-ab failed, any run failed)."""
+    runs, started = args.runs, time.monotonic()
+    while True:
+        round_started = time.monotonic()
+        status = run_sides(args, script_dir, directory, sides, command, runs)
+        if status not in (0, 1):
+            say("harmonize-tune", f"{label}: harmonize-ab ended with status {status}; skipped", args.quiet)
+            return None, True
+        points, failed = points_of(directory)
+        rows = rows_of(points)
+        if not args.limits:
+            return rows, bool(failed) or status == 1
+        runs = read_plan(directory)["runs"]  # a resumed directory may hold more
+        undecided = [decide_module.open_label(row) for row in rows if is_open(row)]
+        max_runs, max_time = args.limits
+        elapsed = time.monotonic() - started
+        stopped = None
+        if not undecided:
+            stopped = "every size decided"
+        elif runs >= max_runs:
+            stopped = f"--max-runs {max_runs} reached, undecided: {', '.join(undecided)}"
+        elif elapsed + (time.monotonic() - round_started) > max_time:
+            stopped = f"--max-time {max_time:g} s would be exceeded, undecided: {', '.join(undecided)}"
+        if stopped:
+            say("harmonize-tune", f"{label}: until decided: {stopped} after {runs} runs per side", args.quiet)
+            return rows, bool(failed) or status == 1
+        say("harmonize-tune", f"{label}: until decided: {len(undecided)} of {len(rows)} sizes undecided after "
+            f"{runs} runs per side ({', '.join(undecided[:3])}{', ...' if len(undecided) > 3 else ''}); one more "
+            "run per side", args.quiet)
+        runs += 1
+
+
+def verify_sides(mpi, collective, files):
+    """The library deciding alone, and the library reading each file ({side: path})."""
+    if mpi == "openmpi":
+        sides = ["--side", f"default:{OMPI_DYNAMIC_RULES}"]
+        for side, path in files.items():
+            sides += ["--side", f"{side}:{OMPI_DYNAMIC_RULES},OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"]
+        return sides
+    variable = algorithms_module.mpich_variable(collective)
+    sides = ["--side", f"default:{variable}=auto"]
+    for side, path in files.items():
+        sides += ["--side", f"{side}:{variable}=auto,MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}"]
+    return sides
+
+
+def verify(args, script_dir, mpi, commands, files, output):
+    """The library's default against each written file ({side: path}), per
+    call, interleaved like the tuning; (rows, any run failed)."""
+    rows, failed_any = [], False
+    for collective, command in commands.items():
+        directory = output / "verify" / collective
+        say("harmonize-tune", f"{collective}: verifying: default against {', '.join(files)}, {runs_text(args)} "
+            f"each -> {directory}", args.quiet)
+        checked, failed = measure(
+            args, script_dir, directory, verify_sides(mpi, collective, {s: p.resolve() for s, p in files.items()}),
+            command, lambda points: decide_module.decide(points, collective, "default", list(files), args.size_range),
+            decide_module.verification_open, f"{collective} verification")
+        failed_any |= failed
+        rows += checked or []
+    return rows, failed_any
+
+
+def runs_of(directory):
+    """(plan, successful runs, failed runs) of a harmonize-ab directory."""
+    plan = read_plan(directory)
+    return (plan, *collect(directory, plan))
+
+
+def points_of(directory):
+    """{side: the library's collective points} of a harmonize-ab directory, and its failed runs."""
+    plan, ok_runs, failed = runs_of(directory)
+    return side_points(plan, ok_runs), failed
+
+
+class Tuning:
+    """One pass of harmonize-ab runs over the collectives, every algorithm a side."""
+
+    def __init__(self, args, script_dir, mpi, default, offered, commands, output):
+        self.args, self.script_dir, self.mpi, self.default = args, script_dir, mpi, default
+        self.offered, self.commands, self.output = offered, commands, output
+
+    def pass_over(self, collectives, suffix, extra):
+        """(rows, choices, any run failed) with `extra` harmonize-ab options for every side."""
+        rows, choices, any_failed = [], {}, False
+        for collective in collectives:
+            values = [value for value, _ in self.offered[collective]]
+            listed = ", ".join(f"{v} {n}" if v != n else v for v, n in self.offered[collective])
+            directory = self.output / (collective + suffix)
+            say("harmonize-tune", f"{collective}{' ' + ' '.join(extra[1:]) if extra else ''}: {len(values)} "
+                f"algorithms ({listed}), {runs_text(self.args)} each, interleaved -> {directory}", self.args.quiet)
+            decided, failed = measure(
+                self.args, self.script_dir, directory, side_options(self.mpi, collective, values) + extra,
+                self.commands[collective],
+                lambda points: decide_module.decide(points, collective, self.default, values, self.args.size_range),
+                decide_module.still_open, collective + suffix)
+            any_failed |= failed
+            if decided is None:
+                continue
+            rows += decided
+            choices.update(decide_module.choices_of(decided, collective))
+        return rows, choices, any_failed
+
+    def usual(self, collectives):
+        """The usual method: every algorithm once more in mode observe (the
+        benchmark's native barrier), ranked by the benchmark's own averages.
+        {collective: {(processes, bytes): (algorithm, average / default's)}}."""
+        found = {}
+        for collective in collectives:
+            values = [value for value, _ in self.offered[collective]]
+            directory = self.output / (collective + "-usual")
+            say("harmonize-tune", f"{collective}: the usual way, mode observe: {len(values)} algorithms, "
+                f"{self.args.runs} runs each -> {directory}", self.args.quiet)
+            status = run_sides(self.args, self.script_dir, directory,
+                               side_options(self.mpi, collective, values, "observe"), self.commands[collective],
+                               self.args.runs)
+            if status not in (0, 1) or not (directory / "plan.json").exists():
+                continue
+            _, ok_runs, _ = runs_of(directory)
+            averages = stats.collect_points(side_rows(ok_runs))
+            found[collective] = decide_module.usual_choices(averages, self.default, self.args.size_range)
+        return found
+
+
+def runs_text(args):
+    if not args.limits:
+        return f"{args.runs} runs"
+    return f"{args.runs} to {args.limits[0]} runs (until decided)"

@@ -1,0 +1,139 @@
+"""What harmonize-tune shows and writes of its choices: table.txt,
+decisions.csv, verification.txt and .csv, the choices beside the usual
+method's or those under an arrival pattern, and the heatmaps."""
+import csv
+import io
+
+from ..ab import plots
+from ..common import say
+from . import heatmap
+
+
+def verification_text(rows):
+    lines = ["verification: t_global of the valid calls with the written file / without it "
+             "(95 % interval over calls and runs; ? undecided)"]
+    for row in rows:
+        files = "  ".join(f"{side}: {ratio_text(c)}" for side, c in row["versus"].items())
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {files}")
+    return "\n".join(lines) + "\n"
+
+
+def comparison_cells(comparison):
+    """A comparison's CSV cells: ratio, its 95 % interval, decided; blank when there is none."""
+    if not comparison:
+        return ["", "", "", ""]
+    return [comparison["delta"], comparison["delta_low"], comparison["delta_high"],
+            str(comparison["decided"]).lower()]
+
+
+def verification_csv(rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["operation", "processes", "bytes", "file", "over_default", "low95", "high95", "decided"])
+    for row in rows:
+        for side, comparison in row["versus"].items():
+            writer.writerow([row["operation"], row["processes"], row["bytes"], side, *comparison_cells(comparison)])
+    return buffer.getvalue()
+
+
+def ratio_text(comparison):
+    if not comparison:
+        return "-"
+    mark = "" if comparison["decided"] else "?"
+    return f"{comparison['delta']:.3f} [{comparison['delta_low']:.3f}, {comparison['delta_high']:.3f}]{mark}"
+
+
+def table_text(rows, names):
+    lines = []
+    for row in rows:
+        default = row["default_t_global"]
+        lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})"
+                     + (f" t_global {default * 1e6:.2f} us" if default else ""))
+        named = names.get(row["operation"], {})
+        for algorithm, comparison in row["versus"].items():
+            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} {ratio_text(comparison)}")
+        for algorithm in row.get("failed", []):
+            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} failed: no run measured this size")
+        choice = row["choice"]
+        if choice != row["default"]:
+            ratio = row["versus"][choice]["delta"]
+            verdict = f"{choice} {named.get(choice, '')}: {ratio:.3f} of the default's t_global"
+        elif row["tie"]:
+            verdict = "tie: the default stays (no algorithm decidedly faster)"
+        else:
+            verdict = "the default stays: every algorithm is decidedly slower"
+        lines.append("    -> " + verdict)
+    return "\n".join(lines) + "\n"
+
+
+def decisions_csv(rows, names):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["operation", "processes", "bytes", "algorithm", "name", "ratio_to_default",
+                     "ratio_low95", "ratio_high95", "decided", "chosen", "tie", "failed"])
+    for row in rows:
+        compared = [(a, c, False) for a, c in row["versus"].items()] + \
+            [(a, None, True) for a in row.get("failed", [])]
+        for algorithm, comparison, failed in compared:
+            writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm,
+                             names.get(row["operation"], {}).get(algorithm, ""),
+                             *comparison_cells(comparison), str(row["choice"] == algorithm).lower(),
+                             str(row["tie"]).lower(), str(failed).lower()])
+    return buffer.getvalue()
+
+
+def usual_choices_of(usual, collectives):
+    """The usual method's choices in rules.py's shape."""
+    choices = {}
+    for collective in collectives:
+        by_size = {}
+        for (processes, size), (algorithm, _) in sorted((usual.get(collective) or {}).items()):
+            by_size.setdefault(processes, []).append((size, algorithm))
+        if by_size:
+            choices[collective] = by_size
+    return choices
+
+
+def usual_text(rows, usual, names):
+    """Per size: harmonize-tune's choice beside the usual method's, and whether they differ."""
+    lines = ["choices: harmonized per-call t_global (decided) | the benchmark's averages after its native barrier"]
+    for row in rows:
+        found = (usual.get(row["operation"]) or {}).get((row["processes"], row["bytes"]))
+        mine = row["choice"] if row["choice"] != row["default"] else f"{row['default']} (default)"
+        theirs = "-" if not found else f"{found[0]} ({found[1]:.3f} of the default's average)"
+        differ = found and found[0] != row["choice"]
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {mine} | {theirs}"
+                     + ("  <- differ" if differ else ""))
+    return "\n".join(lines) + "\n"
+
+
+def side_by_side(together, under, pattern, names):
+    """Per size: the choice when all arrive together and under the pattern."""
+    def verdict(row):
+        if row["choice"] == row["default"]:
+            return "default" + (" (tie)" if row["tie"] else "")
+        named = names.get(row["operation"], {})
+        return f"{row['choice']} {named.get(row['choice'], '')} ({row['versus'][row['choice']]['delta']:.3f})"
+
+    later = {(r["operation"], r["processes"], r["bytes"]): r for r in under}
+    lines = [f"choices: all arriving together | under {pattern}"]
+    for row in together:
+        other = later.get((row["operation"], row["processes"], row["bytes"]))
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {verdict(row)} | "
+                     f"{verdict(other) if other else '-'}")
+    return "\n".join(lines) + "\n"
+
+
+def draw_heatmaps(args, rows, default, names, output, suffix):
+    """heatmap-<collective>-P<processes><suffix>.png per collective and process count."""
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["operation"], row["processes"]), []).append(row)
+    for (operation, processes), group in sorted(groups.items(), key=lambda item: str(item[0])):
+        path = output / f"heatmap-{operation}-P{processes}{suffix}.png"
+        title = f"{operation}, {processes} processes{' under ' + args.arrival if suffix else ''}: t_global / fastest"
+        try:
+            heatmap.draw(group, default, names.get(operation, {}), title, path)
+        except plots.PlotsUnavailable as error:
+            say("harmonize-tune", str(error), args.quiet)
+            return
