@@ -9,128 +9,135 @@
 
 namespace harmonize {
 
-// Every timed collective besides the barrier, once, with its signature:
-// X(lower, Mixed, UPPER, (parameters), (arguments), root, bytes).
-// - lower, Mixed, UPPER: the three spellings of its name (the enum and the
-//   HARMONIZE_COLLECTIVES names; the C entry MPI_Mixed; the Fortran entries
-//   mpi_lower_, MPI_UPPER, ...);
-// - parameters: its MPI signature in the types of a `Binding`, the C or the
-//   Fortran one (shim/bindings.hpp), so that one line gives both; the C
-//   entry points do not compile when it differs from mpi.h's;
-// - arguments: the names, handed on;
-// - root: the root rank (-1: none); bytes: the message size as OSU and IMB
-//   name it (shim/bindings.hpp says how), both read after the call.
+// Every timed collective besides the barrier, once: X(lower, Mixed, UPPER,
+// SIGNATURE), the three spellings of its name (the enum and the
+// HARMONIZE_COLLECTIVES names; the C entry MPI_Mixed; the Fortran entries
+// mpi_lower_, MPI_UPPER, ...) and its signature, one of the shapes below.
 // The enum, the names, the C entry points (shim/collective_entry_points.cpp),
 // the Fortran ones (shim/fortran_collective_entry_points.cpp) and the
 // non-blocking MPI_I<lower> of both (the same parameters and a request)
 // follow from this list; the exports are shim/exports.map's MPI_* and mpi_*
-// patterns. Adding a collective is an entry here and a name in the README.
-// Only words here: the header stays std only, the shim gives them meaning.
+// patterns. Adding a collective is a line here (and a shape if it has a new
+// one) and a name in the README.
+#define HARMONIZE_TIMED_COLLECTIVES(X)                                        \
+  X(allreduce, Allreduce, ALLREDUCE, HARMONIZE_REDUCTION)                     \
+  X(reduce, Reduce, REDUCE, HARMONIZE_ROOTED_REDUCTION)                       \
+  X(bcast, Bcast, BCAST, HARMONIZE_BROADCAST)                                 \
+  X(allgather, Allgather, ALLGATHER, HARMONIZE_EXCHANGE)                      \
+  X(allgatherv, Allgatherv, ALLGATHERV, HARMONIZE_ALLGATHERV)                 \
+  X(alltoall, Alltoall, ALLTOALL, HARMONIZE_EXCHANGE)                         \
+  X(alltoallv, Alltoallv, ALLTOALLV, HARMONIZE_ALLTOALLV)                     \
+  X(alltoallw, Alltoallw, ALLTOALLW, HARMONIZE_ALLTOALLW)                     \
+  X(gather, Gather, GATHER, HARMONIZE_GATHER)                                 \
+  X(gatherv, Gatherv, GATHERV, HARMONIZE_GATHERV)                             \
+  X(scatter, Scatter, SCATTER, HARMONIZE_SCATTER)                             \
+  X(scatterv, Scatterv, SCATTERV, HARMONIZE_SCATTERV)                         \
+  X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER, HARMONIZE_REDUCE_SCATTER) \
+  X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK,         \
+    HARMONIZE_REDUCE_SCATTER_BLOCK)                                           \
+  X(scan, Scan, SCAN, HARMONIZE_REDUCTION)                                    \
+  X(exscan, Exscan, EXSCAN, HARMONIZE_REDUCTION)
+
+// The signatures: (parameters), (arguments), root, bytes.
+// - parameters: the MPI signature in the types of a `Binding`, the C or the
+//   Fortran one (shim/c_binding.hpp, shim/fortran_binding.hpp), so that one
+//   shape gives both; the C entry points do not compile when it differs
+//   from mpi.h's;
+// - arguments: the names, handed on;
+// - root: the root rank (-1: none); bytes: the message size as OSU and IMB
+//   name it (the bindings say how), both read after the call.
+// Only words here: this header stays std only, the shim gives them meaning.
 // clang-format off
-#define HARMONIZE_TIMED_COLLECTIVES(X)                                                           \
-  X(allreduce, Allreduce, ALLREDUCE,                                                             \
-    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
-     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
-    (sendbuf, recvbuf, count, datatype, op, comm),                                               \
-    -1, Binding::bytes(count, datatype))                                                         \
-  X(reduce, Reduce, REDUCE,                                                                      \
-    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
-     Binding::Type datatype, Binding::Op op, Binding::Root root, Binding::Comm comm),            \
-    (sendbuf, recvbuf, count, datatype, op, root, comm),                                         \
-    Binding::root(root), Binding::bytes(count, datatype))                                        \
-  X(bcast, Bcast, BCAST,                                                                         \
-    (Binding::RecvBuf buffer, Binding::Count count, Binding::Type datatype, Binding::Root root,  \
-     Binding::Comm comm),                                                                        \
-    (buffer, count, datatype, root, comm),                                                       \
-    Binding::root(root), Binding::bytes(count, datatype))                                        \
-  X(allgather, Allgather, ALLGATHER,                                                             \
-    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
-     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
-     Binding::Comm comm),                                                                        \
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                          \
-    -1, Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)                         \
-                                   : Binding::bytes(sendcount, sendtype))                        \
-  X(allgatherv, Allgatherv, ALLGATHERV,                                                          \
-    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
-     Binding::RecvBuf recvbuf, Binding::Counts recvcounts, Binding::Counts displs,               \
-     Binding::Type recvtype, Binding::Comm comm),                                                \
-    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),                 \
-    -1, Binding::in_place(sendbuf)                                                               \
-          ? Binding::bytes_at(recvcounts, Binding::rank(comm), recvtype)                         \
-          : Binding::bytes(sendcount, sendtype))                                                 \
-  X(alltoall, Alltoall, ALLTOALL,                                                                \
-    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
-     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
-     Binding::Comm comm),                                                                        \
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                          \
-    -1, Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)                         \
-                                   : Binding::bytes(sendcount, sendtype))                        \
-  X(alltoallv, Alltoallv, ALLTOALLV,                                                             \
-    (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts sdispls,              \
-     Binding::Type sendtype, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,               \
-     Binding::Counts rdispls, Binding::Type recvtype, Binding::Comm comm),                       \
-    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),      \
-    -1, Binding::in_place(sendbuf) ? Binding::bytes_of_members(recvcounts, recvtype, comm)       \
-                                   : Binding::bytes_of_members(sendcounts, sendtype, comm))     \
-  X(alltoallw, Alltoallw, ALLTOALLW,                                                             \
-    (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts sdispls,              \
-     Binding::Types sendtypes, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,             \
-     Binding::Counts rdispls, Binding::Types recvtypes, Binding::Comm comm),                     \
-    (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),    \
-    -1, Binding::in_place(sendbuf)                                                               \
-          ? Binding::typed_bytes_of_members(recvcounts, recvtypes, comm)                         \
-          : Binding::typed_bytes_of_members(sendcounts, sendtypes, comm))                        \
-  X(gather, Gather, GATHER,                                                                      \
-    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
-     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
-     Binding::Root root, Binding::Comm comm),                                                    \
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),                    \
-    Binding::root(root), Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)        \
-                                                    : Binding::bytes(sendcount, sendtype))       \
-  X(gatherv, Gatherv, GATHERV,                                                                   \
-    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
-     Binding::RecvBuf recvbuf, Binding::Counts recvcounts, Binding::Counts displs,               \
-     Binding::Type recvtype, Binding::Root root, Binding::Comm comm),                            \
-    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),           \
-    Binding::root(root), Binding::in_place(sendbuf)                                              \
-          ? Binding::bytes_at(recvcounts, Binding::root(root), recvtype)                         \
-          : Binding::bytes(sendcount, sendtype))                                                 \
-  X(scatter, Scatter, SCATTER,                                                                   \
-    (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                 \
-     Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                 \
-     Binding::Root root, Binding::Comm comm),                                                    \
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),                    \
-    Binding::root(root), Binding::in_place(recvbuf) ? Binding::bytes(sendcount, sendtype)        \
-                                                    : Binding::bytes(recvcount, recvtype))       \
-  X(scatterv, Scatterv, SCATTERV,                                                                \
-    (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts displs,               \
-     Binding::Type sendtype, Binding::RecvBuf recvbuf, Binding::Count recvcount,                 \
-     Binding::Type recvtype, Binding::Root root, Binding::Comm comm),                            \
-    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),           \
-    Binding::root(root), Binding::in_place(recvbuf)                                              \
-          ? Binding::bytes_at(sendcounts, Binding::root(root), sendtype)                         \
-          : Binding::bytes(recvcount, recvtype))                                                 \
-  X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER,                                              \
-    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,             \
-     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
-    (sendbuf, recvbuf, recvcounts, datatype, op, comm),                                          \
-    -1, Binding::bytes_of_members(recvcounts, datatype, comm))                                   \
-  X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK,                            \
-    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count recvcount,               \
-     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
-    (sendbuf, recvbuf, recvcount, datatype, op, comm),                                           \
-    -1, Binding::bytes(recvcount, datatype))                                                     \
-  X(scan, Scan, SCAN,                                                                            \
-    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
-     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
-    (sendbuf, recvbuf, count, datatype, op, comm),                                               \
-    -1, Binding::bytes(count, datatype))                                                         \
-  X(exscan, Exscan, EXSCAN,                                                                      \
-    (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                   \
-     Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                \
-    (sendbuf, recvbuf, count, datatype, op, comm),                                               \
-    -1, Binding::bytes(count, datatype))
+#define HARMONIZE_REDUCTION                                                                      \
+  (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                     \
+   Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                  \
+  (sendbuf, recvbuf, count, datatype, op, comm),                                                 \
+  -1, Binding::bytes(count, datatype)
+#define HARMONIZE_ROOTED_REDUCTION                                                               \
+  (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count count,                     \
+   Binding::Type datatype, Binding::Op op, Binding::Root root, Binding::Comm comm),              \
+  (sendbuf, recvbuf, count, datatype, op, root, comm),                                           \
+  Binding::root(root), Binding::bytes(count, datatype)
+#define HARMONIZE_BROADCAST                                                                      \
+  (Binding::RecvBuf buffer, Binding::Count count, Binding::Type datatype, Binding::Root root,    \
+   Binding::Comm comm),                                                                          \
+  (buffer, count, datatype, root, comm),                                                         \
+  Binding::root(root), Binding::bytes(count, datatype)
+// Allgather and alltoall.
+#define HARMONIZE_EXCHANGE                                                                       \
+  (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                   \
+   Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                   \
+   Binding::Comm comm),                                                                          \
+  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                            \
+  -1, Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)                           \
+                                 : Binding::bytes(sendcount, sendtype)
+#define HARMONIZE_ALLGATHERV                                                                     \
+  (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                   \
+   Binding::RecvBuf recvbuf, Binding::Counts recvcounts, Binding::Counts displs,                 \
+   Binding::Type recvtype, Binding::Comm comm),                                                  \
+  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),                   \
+  -1, Binding::in_place(sendbuf) ? Binding::bytes_at(recvcounts, Binding::rank(comm), recvtype)  \
+                                 : Binding::bytes(sendcount, sendtype)
+#define HARMONIZE_ALLTOALLV                                                                      \
+  (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts sdispls,                \
+   Binding::Type sendtype, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,                 \
+   Binding::Counts rdispls, Binding::Type recvtype, Binding::Comm comm),                         \
+  (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),        \
+  -1, Binding::in_place(sendbuf) ? Binding::bytes_of_members(recvcounts, recvtype, comm)         \
+                                 : Binding::bytes_of_members(sendcounts, sendtype, comm)
+#define HARMONIZE_ALLTOALLW                                                                      \
+  (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts sdispls,                \
+   Binding::Types sendtypes, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,               \
+   Binding::Counts rdispls, Binding::Types recvtypes, Binding::Comm comm),                       \
+  (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),      \
+  -1, Binding::in_place(sendbuf) ? Binding::typed_bytes_of_members(recvcounts, recvtypes, comm)  \
+                                 : Binding::typed_bytes_of_members(sendcounts, sendtypes, comm)
+#define HARMONIZE_GATHER                                                                         \
+  (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                   \
+   Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                   \
+   Binding::Root root, Binding::Comm comm),                                                      \
+  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),                      \
+  Binding::root(root), Binding::in_place(sendbuf) ? Binding::bytes(recvcount, recvtype)          \
+                                                  : Binding::bytes(sendcount, sendtype)
+#define HARMONIZE_GATHERV                                                                        \
+  (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                   \
+   Binding::RecvBuf recvbuf, Binding::Counts recvcounts, Binding::Counts displs,                 \
+   Binding::Type recvtype, Binding::Root root, Binding::Comm comm),                              \
+  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),             \
+  Binding::root(root),                                                                           \
+  Binding::in_place(sendbuf) ? Binding::bytes_at(recvcounts, Binding::root(root), recvtype)      \
+                             : Binding::bytes(sendcount, sendtype)
+// The gather's parameters; the bytes are the receive side's.
+#define HARMONIZE_SCATTER                                                                        \
+  (Binding::SendBuf sendbuf, Binding::Count sendcount, Binding::Type sendtype,                   \
+   Binding::RecvBuf recvbuf, Binding::Count recvcount, Binding::Type recvtype,                   \
+   Binding::Root root, Binding::Comm comm),                                                      \
+  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),                      \
+  Binding::root(root), Binding::in_place(recvbuf) ? Binding::bytes(sendcount, sendtype)          \
+                                                  : Binding::bytes(recvcount, recvtype)
+#define HARMONIZE_SCATTERV                                                                       \
+  (Binding::SendBuf sendbuf, Binding::Counts sendcounts, Binding::Counts displs,                 \
+   Binding::Type sendtype, Binding::RecvBuf recvbuf, Binding::Count recvcount,                   \
+   Binding::Type recvtype, Binding::Root root, Binding::Comm comm),                              \
+  (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),             \
+  Binding::root(root),                                                                           \
+  Binding::in_place(recvbuf) ? Binding::bytes_at(sendcounts, Binding::root(root), sendtype)      \
+                             : Binding::bytes(recvcount, recvtype)
+#define HARMONIZE_REDUCE_SCATTER                                                                 \
+  (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Counts recvcounts,               \
+   Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                  \
+  (sendbuf, recvbuf, recvcounts, datatype, op, comm),                                            \
+  -1, Binding::bytes_of_members(recvcounts, datatype, comm)
+#define HARMONIZE_REDUCE_SCATTER_BLOCK                                                           \
+  (Binding::SendBuf sendbuf, Binding::RecvBuf recvbuf, Binding::Count recvcount,                 \
+   Binding::Type datatype, Binding::Op op, Binding::Comm comm),                                  \
+  (sendbuf, recvbuf, recvcount, datatype, op, comm),                                             \
+  -1, Binding::bytes(recvcount, datatype)
 // clang-format on
+
+// A SIGNATURE handed on as its four parts: HARMONIZE_WITH_SIGNATURE(M, a, b,
+// c, SIGNATURE) is M(a, b, c, parameters, arguments, root, bytes).
+#define HARMONIZE_WITH_SIGNATURE(M, ...) M(__VA_ARGS__)
 
 #define HARMONIZE_COLLECTIVE_ENUMERATOR(lower, Mixed, UPPER, ...) lower,
 #define HARMONIZE_NONBLOCKING_ENUMERATOR(lower, Mixed, UPPER, ...) i##lower,

@@ -36,131 +36,45 @@ std::string accepted_values(const Variable& variable);
 template <Kind kind>
 struct KindRow;
 
-#define HARMONIZE_KIND_ROW_FUNCTIONS                                     \
-  static std::string problem(const Variable& v, std::string_view value); \
-  static std::string canonical(std::string_view value);                  \
-  static std::string accepted(const Variable& v)
+// A row whose field type T must satisfy `check` (parenthesized) and whose
+// typed value is the expression after it, of the text `value`.
+#define HARMONIZE_KIND_ROW(kind, check, ...)                               \
+  template <>                                                              \
+  struct KindRow<Kind::kind> {                                             \
+    static std::string problem(const Variable& v, std::string_view value); \
+    static std::string canonical(std::string_view value);                  \
+    static std::string accepted(const Variable& v);                        \
+    template <typename T>                                                  \
+    static T typed(std::string_view value) {                               \
+      static_assert(check);                                                \
+      return __VA_ARGS__;                                                  \
+    }                                                                      \
+  };
 
-template <>
-struct KindRow<Kind::choice> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_enum_v<T>);
-    return *choices::parse_choice<T>(value);
-  }
-};
-template <>
-struct KindRow<Kind::duration> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, double>);
-    return *parse_duration(value);
-  }
-};
-template <>
-struct KindRow<Kind::duration_or_auto> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, std::optional<double>>);
-    return value == "auto" ? std::optional<double>() : parse_duration(value);
-  }
-};
-template <>
-struct KindRow<Kind::number> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, double>);
-    return *parse_number(value);
-  }
-};
-template <>
-struct KindRow<Kind::integer> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
-    return static_cast<T>(*parse_integer(value));  // the range check keeps it within T
-  }
-};
-template <>
-struct KindRow<Kind::flag> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, bool>);
-    return value == "1";
-  }
-};
-template <>
-struct KindRow<Kind::ppm> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, double>);
-    return *parse_ppm(value) * 1e-6;  // the field holds a fraction
-  }
-};
-template <>
-struct KindRow<Kind::percent> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, double>);
-    return *parse_percent(value) / 100;  // the field holds a fraction
-  }
-};
-template <>
-struct KindRow<Kind::text> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, std::string>);
-    return std::string(value);
-  }
-};
-template <>
-struct KindRow<Kind::report> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, std::string>);
-    return std::string(value);
-  }
-};
-template <>
-struct KindRow<Kind::collectives> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, CollectiveSet>);
-    return *parse_collective_set(value);
-  }
-};
-template <>
-struct KindRow<Kind::arrival> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, ArrivalPattern>);
-    std::string why;
-    return *parse_arrival(value, why);
-  }
-};
-template <>
-struct KindRow<Kind::window> {
-  HARMONIZE_KIND_ROW_FUNCTIONS;
-  template <typename T>
-  static T typed(std::string_view value) {
-    static_assert(std::is_same_v<T, TraceWindow>);
-    std::string why;
-    return *parse_trace_window(value, why);
-  }
-};
+HARMONIZE_KIND_ROW(choice, std::is_enum_v<T>, *choices::parse_choice<T>(value))
+HARMONIZE_KIND_ROW(duration, (std::is_same_v<T, double>), *parse_duration(value))
+HARMONIZE_KIND_ROW(duration_or_auto, (std::is_same_v<T, std::optional<double>>),
+                   value == "auto" ? std::optional<double>() : parse_duration(value))
+HARMONIZE_KIND_ROW(number, (std::is_same_v<T, double>), *parse_number(value))
+// The range check keeps an integer within T.
+HARMONIZE_KIND_ROW(integer, (std::is_integral_v<T> && !std::is_same_v<T, bool>),
+                   static_cast<T>(*parse_integer(value)))
+HARMONIZE_KIND_ROW(flag, (std::is_same_v<T, bool>), value == "1")
+// ppm and percent: the field holds a fraction.
+HARMONIZE_KIND_ROW(ppm, (std::is_same_v<T, double>), *parse_ppm(value) * 1e-6)
+HARMONIZE_KIND_ROW(percent, (std::is_same_v<T, double>), *parse_percent(value) / 100)
+HARMONIZE_KIND_ROW(text, (std::is_same_v<T, std::string>), std::string(value))
+HARMONIZE_KIND_ROW(report, (std::is_same_v<T, std::string>), std::string(value))
+HARMONIZE_KIND_ROW(collectives, (std::is_same_v<T, CollectiveSet>), *parse_collective_set(value))
+HARMONIZE_KIND_ROW(arrival, (std::is_same_v<T, ArrivalPattern>), [&] {
+  std::string why;
+  return *parse_arrival(value, why);
+}())
+HARMONIZE_KIND_ROW(window, (std::is_same_v<T, TraceWindow>), [&] {
+  std::string why;
+  return *parse_trace_window(value, why);
+}())
 
-#undef HARMONIZE_KIND_ROW_FUNCTIONS
+#undef HARMONIZE_KIND_ROW
 
 }  // namespace harmonize::config

@@ -27,4 +27,7 @@ using Binding = CBinding;
         [&] { return bytes_expr; }, [&] { return PMPI_##Mixed arguments; });                 \
   }
 
-HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_ENTRY)
+#define HARMONIZE_C_ENTRY_OF(lower, Mixed, UPPER, signature) \
+  HARMONIZE_WITH_SIGNATURE(HARMONIZE_C_ENTRY, lower, Mixed, UPPER, signature)
+
+HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_ENTRY_OF)

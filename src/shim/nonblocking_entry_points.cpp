@@ -35,7 +35,10 @@ int started(Collective operation, MPI_Comm comm, int root, Bytes bytes, MPI_Requ
         [&] { return PMPI_I##lower(HARMONIZE_UNPAREN arguments, request); });                      \
   }
 
-HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_NONBLOCKING_ENTRY)
+#define HARMONIZE_C_NONBLOCKING_ENTRY_OF(lower, Mixed, UPPER, signature) \
+  HARMONIZE_WITH_SIGNATURE(HARMONIZE_C_NONBLOCKING_ENTRY, lower, Mixed, UPPER, signature)
+
+HARMONIZE_TIMED_COLLECTIVES(HARMONIZE_C_NONBLOCKING_ENTRY_OF)
 
 HARMONIZE_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return started(

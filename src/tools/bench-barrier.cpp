@@ -260,55 +260,49 @@ const char* const kUsage =
     "Run it without mpiexec: it launches its own MPI jobs.\n";
 
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      help = true;
-      continue;
-    }
-    if (i + 1 >= argc) return "option " + std::string(flag) + " needs a value (or is unknown)";
-    const char* value = argv[++i];
-    if (flag == "--mpiexec") {
-      options.mpiexec = value;
-    } else if (flag == "--library") {
-      options.library = value;
-    } else if (flag == "--offset") {
-      options.offset = value;
-    } else if (flag == "--drift") {
-      options.drift = value;
-    } else if (flag == "--btl") {
-      options.transports.emplace_back(value);
-    } else if (flag == "--warmup") {
-      options.warmup = std::atof(value);
-    } else if (flag == "--work") {
-      const auto work = parse_between_calls(value);
-      if (!work)
-        return "bad value '" + std::string(value) +
-               "' for --work (none, sleep:DURATION, spin:DURATION or mix)";
-      options.work = *work;
-    } else if (flag == "--slack") {
-      options.slacks.emplace_back(value);
-    } else if (flag == "--env") {
-      const std::string_view assignment = value;
-      const auto equals = assignment.find('=');
-      if (equals == 0 || equals == std::string_view::npos)
-        return "--env needs VAR=VALUE, not '" + std::string(value) + "'";
-      options.env.emplace_back(value);
-    } else if (flag == "--hog") {
-      const auto n = parse_count(value);
-      if (!n) return "bad value '" + std::string(value) + "' for --hog";
-      options.hogs = static_cast<int>(std::min(*n, kMaxHogs));
-    } else if (const auto n = parse_positive(value); !n) {
-      return "bad value '" + std::string(value) + "' for " + std::string(flag);
-    } else if (flag == "--rounds") {
-      options.rounds = static_cast<int>(std::min(*n, 100L));
-    } else if (flag == "--calls") {
-      options.calls = *n;
-    } else {
-      return "unknown option " + std::string(flag);
-    }
-  }
-  return {};
+  return each_option(argc, argv, help,
+                     [&](std::string_view flag, const char* value) -> std::string {
+                       if (flag == "--mpiexec") {
+                         options.mpiexec = value;
+                       } else if (flag == "--library") {
+                         options.library = value;
+                       } else if (flag == "--offset") {
+                         options.offset = value;
+                       } else if (flag == "--drift") {
+                         options.drift = value;
+                       } else if (flag == "--btl") {
+                         options.transports.emplace_back(value);
+                       } else if (flag == "--warmup") {
+                         options.warmup = std::atof(value);
+                       } else if (flag == "--work") {
+                         const auto work = parse_between_calls(value);
+                         if (!work)
+                           return "bad value '" + std::string(value) +
+                                  "' for --work (none, sleep:DURATION, spin:DURATION or mix)";
+                         options.work = *work;
+                       } else if (flag == "--slack") {
+                         options.slacks.emplace_back(value);
+                       } else if (flag == "--env") {
+                         const std::string_view assignment = value;
+                         const auto equals = assignment.find('=');
+                         if (equals == 0 || equals == std::string_view::npos)
+                           return "--env needs VAR=VALUE, not '" + std::string(value) + "'";
+                         options.env.emplace_back(value);
+                       } else if (flag == "--hog") {
+                         const auto n = parse_count(value);
+                         if (!n) return "bad value '" + std::string(value) + "' for --hog";
+                         options.hogs = static_cast<int>(std::min(*n, kMaxHogs));
+                       } else if (const auto n = parse_positive(value); !n) {
+                         return "bad value '" + std::string(value) + "' for " + std::string(flag);
+                       } else if (flag == "--rounds") {
+                         options.rounds = static_cast<int>(std::min(*n, 100L));
+                       } else if (flag == "--calls") {
+                         options.calls = *n;
+                       } else {
+                         return "unknown option " + std::string(flag);
+                       }
+                       return {};
+                     });
 }
 
 // Every option, given or defaulted, so that the line reruns this very run.

@@ -197,44 +197,38 @@ const Operation* operation_named(std::string_view name) {
 
 // The reason the command line is wrong, or "".
 std::string parse_options(int argc, char** argv, Options& options, bool& help) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      help = true;
-      continue;
-    }
-    if (i + 1 >= argc) return "option " + std::string(flag) + " needs a value (or is unknown)";
-    const char* value = argv[++i];
-    if (flag == "--mpiexec") {
-      options.mpiexec = value;
-    } else if (flag == "--library") {
-      options.library = value;
-    } else if (flag == "--operation") {
-      options.operation = value;
-      if (operation_named(options.operation) == nullptr)
-        return "--operation is barrier, allreduce, iallreduce or p2p, not '" + options.operation +
-               "'";
-    } else if (flag == "--trace") {
-      options.trace = value;
-    } else if (flag == "--mode") {
-      options.mode = value;
-      if (options.mode != "off" && options.mode != "observe" && options.mode != "harmonize")
-        return "--mode is off, observe or harmonize, not '" + options.mode + "'";
-    } else {
-      const auto n = parse_positive(value);
-      if (!n) return "bad value '" + std::string(value) + "' for " + std::string(flag);
-      if (flag == "--rounds") {
-        options.rounds = static_cast<int>(std::min(*n, 1000L));
-      } else if (flag == "--self-calls") {
-        options.self_calls = *n;
-      } else if (flag == "--pair-calls") {
-        options.pair_calls = *n;
-      } else {
-        return "unknown option " + std::string(flag);
-      }
-    }
-  }
-  return {};
+  return each_option(
+      argc, argv, help, [&](std::string_view flag, const char* value) -> std::string {
+        if (flag == "--mpiexec") {
+          options.mpiexec = value;
+        } else if (flag == "--library") {
+          options.library = value;
+        } else if (flag == "--operation") {
+          options.operation = value;
+          if (operation_named(options.operation) == nullptr)
+            return "--operation is barrier, allreduce, iallreduce or p2p, not '" +
+                   options.operation + "'";
+        } else if (flag == "--trace") {
+          options.trace = value;
+        } else if (flag == "--mode") {
+          options.mode = value;
+          if (options.mode != "off" && options.mode != "observe" && options.mode != "harmonize")
+            return "--mode is off, observe or harmonize, not '" + options.mode + "'";
+        } else {
+          const auto n = parse_positive(value);
+          if (!n) return "bad value '" + std::string(value) + "' for " + std::string(flag);
+          if (flag == "--rounds") {
+            options.rounds = static_cast<int>(std::min(*n, 1000L));
+          } else if (flag == "--self-calls") {
+            options.self_calls = *n;
+          } else if (flag == "--pair-calls") {
+            options.pair_calls = *n;
+          } else {
+            return "unknown option " + std::string(flag);
+          }
+        }
+        return {};
+      });
 }
 
 std::string cell(std::optional<double> value) {

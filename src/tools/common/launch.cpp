@@ -323,6 +323,20 @@ std::optional<long> parse_positive(const char* text) {
   return value;
 }
 
+std::string each_option(int argc, char** argv, bool& help,
+                        const std::function<std::string(std::string_view, const char*)>& take) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      help = true;
+      continue;
+    }
+    if (i + 1 >= argc) return "option " + std::string(flag) + " needs a value (or is unknown)";
+    if (std::string why = take(flag, argv[++i]); !why.empty()) return why;
+  }
+  return {};
+}
+
 std::optional<long> parse_count(const char* text) {
   if (std::string_view(text) == "0") return 0;
   return parse_positive(text);

@@ -4,8 +4,10 @@
 // preload to the ranks (not to the launcher itself).
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harmonize::tools {
@@ -68,6 +70,12 @@ std::string executable_path();
 // ../lib/libharmonize.so next to the directory of `executable`.
 std::string default_library(const std::string& executable);
 std::optional<long> parse_positive(const char* text);
+// A driver's command line: -h/--help sets `help`, every other option is a
+// "--flag value" pair handed to `take`, which says why it is wrong ("" if
+// right). The first complaint, or "".
+std::string each_option(
+    int argc, char** argv, bool& help,
+    const std::function<std::string(std::string_view flag, const char* value)>& take);
 // Like parse_positive, but 0 too.
 std::optional<long> parse_count(const char* text);
 std::string joined(const std::vector<std::string>& args);
