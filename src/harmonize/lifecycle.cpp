@@ -10,7 +10,7 @@
 #include "config/variables.hpp"
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "harmonize/session.hpp"
-#include "harmonize/startup_check.hpp"
+#include "harmonize/startup/startup_check.hpp"
 #include "sync/mpi/comm_collectives.hpp"
 #include "sync/mpi/gather.hpp"
 

@@ -4,7 +4,7 @@
 // Global-Clock (paper 001, Alg. 6; sync/clock_check.hpp) measures how far
 // sampled ranks' clocks are from rank 0's at every "sync" (MPI_Init, each
 // resync), and that measurement is the error bound. MPI_Finalize checks it
-// once more (harmonize/end_check.hpp). Transport-agnostic: unit tested on the
+// once more (harmonize/session/end_check.hpp). Transport-agnostic: unit tested on the
 // simulator.
 #include <array>
 

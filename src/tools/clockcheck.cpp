@@ -31,7 +31,7 @@
 #include "clock/test_clock.hpp"
 #include "clock/time_source.hpp"
 #include "config/policy.hpp"
-#include "harmonize/clock_setup.hpp"
+#include "harmonize/startup/clock_setup.hpp"
 #include "sync/clock_check.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"
 #include "sync/mpi/topology.hpp"

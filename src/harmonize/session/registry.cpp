@@ -1,4 +1,4 @@
-#include "harmonize/registry.hpp"
+#include "harmonize/session/registry.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "harmonize/startup_check.hpp"
+#include "harmonize/startup/startup_check.hpp"
 
 #include <chrono>
 #include <cstdint>

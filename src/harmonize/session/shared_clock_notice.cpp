@@ -1,4 +1,4 @@
-#include "harmonize/shared_clock_notice.hpp"
+#include "harmonize/session/shared_clock_notice.hpp"
 
 #include <algorithm>
 #include <cmath>

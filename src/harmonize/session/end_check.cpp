@@ -1,4 +1,4 @@
-#include "harmonize/end_check.hpp"
+#include "harmonize/session/end_check.hpp"
 
 #include <algorithm>
 #include <cmath>

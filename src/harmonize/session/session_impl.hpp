@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "harmonize/arrival/job_arrival.hpp"
-#include "harmonize/clock_setup.hpp"
+#include "harmonize/startup/clock_setup.hpp"
 #include "harmonize/collectives/mpi/timed_collectives.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/world_clock.hpp"
-#include "harmonize/registry.hpp"
+#include "harmonize/session/registry.hpp"
 #include "harmonize/session.hpp"
-#include "harmonize/shared_clock_notice.hpp"
-#include "harmonize/thread_census.hpp"
+#include "harmonize/session/shared_clock_notice.hpp"
+#include "harmonize/session/thread_census.hpp"
 #include "harmonize/trace/mpi/timeline_writer.hpp"
 #include "sync/layout.hpp"
 #include "sync/mpi/comm_clock_sync.hpp"

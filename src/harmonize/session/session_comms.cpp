@@ -2,7 +2,7 @@
 // its members): its key, its record, its clock and its barrier protocol.
 #include <cstdio>
 
-#include "harmonize/session_impl.hpp"
+#include "harmonize/session/session_impl.hpp"
 #include "sync/mpi/group_transport.hpp"
 #include "sync/mpi/mpi_error.hpp"
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "harmonize/end_check.hpp"
-#include "harmonize/session_impl.hpp"
+#include "harmonize/session/end_check.hpp"
+#include "harmonize/session/session_impl.hpp"
 #include "report/format.hpp"
 #include "report/harmonization_warning.hpp"
 #include "report/json_report.hpp"

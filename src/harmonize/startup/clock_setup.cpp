@@ -1,4 +1,4 @@
-#include "harmonize/clock_setup.hpp"
+#include "harmonize/startup/clock_setup.hpp"
 
 #include <mpi.h>
 

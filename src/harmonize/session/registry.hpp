@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "harmonize/comm_state.hpp"
+#include "harmonize/session/comm_state.hpp"
 
 namespace harmonize {
 

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <utility>
 
-#include "harmonize/session_impl.hpp"
-#include "harmonize/startup_check.hpp"
+#include "harmonize/session/session_impl.hpp"
+#include "harmonize/startup/startup_check.hpp"
 #include "report/format.hpp"
 #include "sync/mpi/group_transport.hpp"
 #include "sync/mpi/host_of_rank.hpp"
