@@ -10,7 +10,7 @@
 #include "config/policy.hpp"
 #include "config/values.hpp"
 #include "config/variables.hpp"
-#include "harmonize/clock_setup.hpp"
+#include "harmonize/startup/clock_setup.hpp"
 #include "policy_readers.hpp"
 #include "sync/settings.hpp"
 

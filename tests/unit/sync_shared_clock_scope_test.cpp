@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "clock/test_clock.hpp"
-#include "harmonize/clock_setup.hpp"
+#include "harmonize/startup/clock_setup.hpp"
 
 using namespace harmonize::clock;
 
