@@ -30,11 +30,12 @@ constexpr int kTreeTag = 0;
 
 // One rank's part of the timeline: its trace-event JSON and its OTF2 spans
 // (trace::encode), each empty when not asked for or when the rank had no
-// memory for it.
+// memory for it. Views into the bytes that carry it: a subtree's parts are
+// held once, where they arrived.
 struct RankPart {
   int rank = 0;
-  std::string json;
-  std::string otf2;
+  std::string_view json;
+  std::string_view otf2;
 };
 
 // A subtree's parts travel as one byte string (rank, lengths, bytes) packed
@@ -52,12 +53,12 @@ std::optional<std::vector<RankPart>> parts_of(std::string_view bytes) {
   const std::span<const char> raw(bytes.data(), bytes.size());
   std::vector<RankPart> parts;
   std::size_t at = 0;
-  const auto text = [&](std::string& into) {
+  const auto text = [&](std::string_view& into) {
     if (bytes.size() - at < sizeof(std::uint64_t)) return false;
     const auto length = read_raw<std::uint64_t>(raw, at);
     at += sizeof length;
     if (bytes.size() - at < length) return false;
-    into.assign(bytes.substr(at, length));
+    into = bytes.substr(at, length);
     at += length;
     return true;
   };
@@ -166,22 +167,20 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
       return std::string();
     }
   };
-  RankPart own{.rank = world_rank_, .json = {}, .otf2 = {}};
-  if (json)
-    own.json = rendered([&] {
+  std::string subtree;
+  try {
+    const std::string own_json = !json ? std::string() : rendered([&] {
       return render_events(trace_, {node_.index, world_rank_, origin[0]},
                            node_track_name(layout, world_rank_, node_.index, host));
     });
-  if (otf2)
-    own.otf2 = rendered([&] { return encode({node_.index, host, std::move(spans.spans)}); });
-
-  std::string subtree;
-  std::string lost;
-  try {
-    append_part(subtree, own);
+    const std::string own_otf2 = !otf2 ? std::string() : rendered([&] {
+      return encode({node_.index, host, std::move(spans.spans)});
+    });
+    append_part(subtree, {.rank = world_rank_, .json = own_json, .otf2 = own_otf2});
   } catch (const std::exception&) {
     subtree.clear();  // rank 0 names this rank as missing
   }
+  std::string lost;
   sync::merge_up_tree(world, kTreeTag,
                       {.absorb =
                            [&](std::span<const double> child) {
@@ -206,10 +205,10 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
 
   std::vector<RankPart> by_rank(static_cast<std::size_t>(world_size_));
   std::vector<bool> arrived(by_rank.size(), false);
-  for (RankPart& part : parts_of(subtree).value_or(std::vector<RankPart>{})) {
+  for (const RankPart& part : parts_of(subtree).value_or(std::vector<RankPart>{})) {
     if (part.rank < 0 || part.rank >= world_size_) continue;
     arrived[static_cast<std::size_t>(part.rank)] = true;
-    by_rank[static_cast<std::size_t>(part.rank)] = std::move(part);
+    by_rank[static_cast<std::size_t>(part.rank)] = part;
   }
   std::string text;
   if (json) text = file_head(origin[0]);
@@ -218,7 +217,7 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
   if (!missing.empty() && !lost.empty()) missing += " (" + lost + ")";
   for (std::size_t rank = 0; rank < by_rank.size(); ++rank) {
     if (!arrived[rank]) continue;
-    RankPart& part = by_rank[rank];
+    const RankPart& part = by_rank[rank];
     bool whole = !json || !part.json.empty();
     if (json) text += part.json;
     if (otf2 && (part.otf2.empty() || !decode(part.otf2, locations[rank]))) {
@@ -226,7 +225,6 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
       locations[rank] = {};
     }
     if (!whole) missing = with_item(missing, std::to_string(rank) + " (no memory for it)");
-    part = {};
   }
   if (!missing.empty())
     std::fprintf(stderr, "harmonize: error: the timeline lacks the events of world ranks %s\n",
