@@ -12,18 +12,23 @@ set(allowed_sync "sync;clock")
 set(allowed_sync/mpi "sync/mpi;sync;clock")
 set(allowed_harmonize/logic "harmonize/logic;report")
 # Rooms: one feature each (docs/session.md), below the session that wires them.
+# The hooks every feature implements (harmonize/feature), above the protocol
+# and below the rooms' feature objects.
+set(allowed_harmonize/feature "harmonize/feature;harmonize/protocol;harmonize/logic;harmonize/trace;sync;clock;config;report")
 set(allowed_harmonize/arrival "harmonize/arrival;config;report")
+set(allowed_harmonize/arrival/mpi "harmonize/arrival/mpi;harmonize/arrival;harmonize/feature;config;report")
+set(allowed_harmonize/threads "harmonize/threads;harmonize/feature;harmonize/logic;report")
 set(allowed_harmonize/trace "harmonize/trace;clock")
-set(allowed_harmonize/trace/mpi "harmonize/trace/mpi;harmonize/trace;sync;sync/mpi;clock;config;report")
+set(allowed_harmonize/trace/mpi "harmonize/trace/mpi;harmonize/trace;harmonize/feature;harmonize/protocol;sync;sync/mpi;clock;config;report")
 set(allowed_harmonize/collectives "harmonize/collectives;harmonize/trace;sync;clock;report")
 set(allowed_harmonize/collectives/mpi
-    "harmonize/collectives/mpi;harmonize/collectives;harmonize/logic;harmonize/trace;sync;sync/mpi;clock;report")
+    "harmonize/collectives/mpi;harmonize/collectives;harmonize/feature;harmonize/logic;harmonize/trace;sync;sync/mpi;clock;report")
 set(allowed_harmonize/protocol "harmonize/protocol;harmonize/logic;harmonize/arrival;harmonize/trace;sync;clock;report")
 # The session's rooms: startup/ (joining the job, the policy agreed, the
 # clocks made), session/ (dispatch, communicators, the report); the root keeps
 # the lifecycle the shim calls and the session's interface.
 set(allowed_harmonize/startup "harmonize/startup;sync;sync/mpi;clock;config;report")
-set(allowed_harmonize/session "harmonize/session;harmonize/startup;harmonize;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/trace/mpi;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
+set(allowed_harmonize/session "harmonize/session;harmonize/startup;harmonize;harmonize/feature;harmonize/threads;harmonize/arrival/mpi;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/trace/mpi;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
 set(allowed_harmonize "harmonize;harmonize/startup;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/trace/mpi;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
 set(allowed_shim "shim;harmonize;harmonize/collectives;harmonize/collectives/mpi")
 # The tools measure with the library's parts, never through its entry points.
@@ -31,7 +36,8 @@ set(allowed_tools/common "tools/common;clock;config")
 set(allowed_tools "tools;tools/common;harmonize/startup;harmonize/logic;sync;sync/mpi;clock;config;report")
 
 set(violations "")
-foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/arrival harmonize/trace
+foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/feature harmonize/arrival harmonize/arrival/mpi
+              harmonize/threads harmonize/trace
               harmonize/trace/mpi harmonize/collectives harmonize/collectives/mpi harmonize/protocol harmonize/startup
               harmonize/session harmonize shim
               tools/common tools)

@@ -26,6 +26,7 @@ class JobArrival {
   // Why the pattern does not fit this job, as the error that stops it
   // (alike on every rank: all stop, or none); empty when it fits.
   std::string misfit_error() const;
+  bool pattern_set() const { return pattern_.kind != ArrivalKind::none; }
   // The delays of this process as `rank` of a communicator of `size`, or
   // nullopt when no pattern is imposed.
   std::optional<ArrivalDelays> delays(int rank, int size) const;

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "harmonize/collectives/mpi/timed_collectives.hpp"
+#include "harmonize/feature/comm_view.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/protocol/barrier_protocol.hpp"
 #include "harmonize/protocol/session_clock.hpp"
@@ -18,8 +18,9 @@
 namespace harmonize {
 
 struct CommState {
-  MPI_Comm user = MPI_COMM_NULL;
-  logic::CommKind kind = logic::CommKind::intra;
+  // As the features see it: the handle, kind, members, clock and timeline
+  // below, and where the timed calls are counted (`timed`).
+  feature::CommView view;
   logic::CommKey key;  // agreed by all members
   // Self and inter communicators are passed through and counted here.
   logic::CommRecord passed_through;
@@ -36,19 +37,6 @@ struct CommState {
   // What the collective timer matched on this communicator (only the
   // collective fields are used).
   report::CommStats timed;
-  // HARMONIZE_TRACE: its timeline (owned by the session's RankTrace).
-  trace::CommTrace* trace = nullptr;
-
-  // As the collectives' matching sees it: a communicator given up on has
-  // no members to match with.
-  collectives::MatchedComm matched() {
-    return {.user = user,
-            .kind = kind,
-            .members = protocol ? members.get() : nullptr,
-            .clock = clock ? &clock->clock() : nullptr,
-            .timed = &timed,
-            .trace = trace};
-  }
 
   logic::CommRecord final_record() const {
     logic::CommRecord record = protocol ? protocol->final_record() : passed_through;

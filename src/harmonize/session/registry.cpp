@@ -71,7 +71,7 @@ void Registry::retire_all() {
   const std::vector<CommState*> alive = alive_in_order();
   // Failures here cannot be helped: the statistics are already safe, and
   // the communicators go with MPI_Finalize.
-  for (CommState* state : alive) (void)PMPI_Comm_delete_attr(state->user, keyval_);
+  for (CommState* state : alive) (void)PMPI_Comm_delete_attr(state->view.user, keyval_);
   (void)PMPI_Comm_free_keyval(&keyval_);
   keyval_ = MPI_KEYVAL_INVALID;
 }

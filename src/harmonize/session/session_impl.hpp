@@ -1,29 +1,24 @@
 #pragma once
-// The measuring session: wires the world clock, the registry of
-// communicators, their barrier protocols, the record store and the rooms of
-// the features (arrival/, collectives/) together. session.cpp dispatches the
-// barriers, session_comms.cpp makes a communicator's state,
-// session_report.cpp ends the session with the report.
+// The measuring session: the world clock, the registry of communicators and
+// their barrier protocols, the record store, and a loop over the enabled
+// features (harmonize/feature/feature.hpp; the list is features.cpp).
+// session.cpp starts it and dispatches the barriers, session_comms.cpp makes
+// a communicator's state, session_report.cpp ends it with the report.
 #include <atomic>
 #include <memory>
-#include <optional>
 #include <vector>
 
-#include "harmonize/arrival/job_arrival.hpp"
-#include "harmonize/startup/clock_setup.hpp"
-#include "harmonize/collectives/mpi/timed_collectives.hpp"
+#include "harmonize/feature/feature.hpp"
 #include "harmonize/logic/record_store.hpp"
-#include "harmonize/protocol/world_clock.hpp"
-#include "harmonize/session/registry.hpp"
 #include "harmonize/session.hpp"
-#include "harmonize/session/shared_clock_notice.hpp"
-#include "harmonize/session/thread_census.hpp"
-#include "harmonize/trace/mpi/timeline_writer.hpp"
-#include "sync/layout.hpp"
-#include "sync/mpi/comm_clock_sync.hpp"
-#include "sync/mpi/topology.hpp"
+#include "harmonize/session/registry.hpp"
+#include "harmonize/session/session_clocks.hpp"
+#include "harmonize/session/session_job.hpp"
 
 namespace harmonize {
+
+// Every feature this policy enables, in the order their hooks run.
+std::vector<std::unique_ptr<feature::Feature>> make_features(const feature::JobContext& job);
 
 class SessionImpl final : public Session {
  public:
@@ -34,55 +29,36 @@ class SessionImpl final : public Session {
   int last_flag(MPI_Comm comm, int* flag) override;
   bool global_time(double& time, double& bound) const override;
   void finish() override;
-  collectives::CollectiveTimer* collective_timer() override {
-    return timed_ ? &timed_->timer() : nullptr;
-  }
+  collectives::CollectiveTimer* collective_timer() override;
   void comm_freeing(MPI_Comm comm) override;
 
  private:
+  const config::Policy& policy() const { return configuration_.policy; }
   bool affects(MPI_Comm comm) const;
+  template <typename Hook>
+  void each_feature(Hook hook) const {
+    for (const auto& feature : features_) hook(*feature);
+  }
   CommState& state_for(MPI_Comm comm);  // throws MpiError
   std::unique_ptr<CommState> create_state(MPI_Comm comm);
-  std::unique_ptr<sync::ClockSync> group_sync(MPI_Comm comm, const logic::CommKey& key,
-                                              clock::GlobalClock base);
   protocol::ProtocolSettings protocol_settings(const std::string& name) const;
   void stop_on_error(const std::string& error);
+  void retire(const CommState& state, bool at_finalize) noexcept;
+  // The harmonized or observed barrier of a communicator the policy affects.
+  int library_barrier(MPI_Comm comm, CommState& state, bool under_test);
+  // protocol.harmonized() on `comm`, the features told around it; its flag.
+  int harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol);
   void write_report();
   // Every process's part of the report, merged up a tree to world rank 0
   // (complete there only).
   logic::JobRecords merge_records_up_tree();
-  // The collective calls of `state`'s communicator: matched when due (every
-  // kMatchBatch calls, at a barrier), or all that are left (MPI_Finalize).
-  void match_timed_calls(CommState& state, bool all_left);
-  void match_left_at_finish();
-  // protocol.harmonized(), counting the threads inside one at once.
-  int harmonized(protocol::BarrierProtocol& protocol);
-  // The start-up's world clock; `find_hosts` etc. were set up before.
-  void synchronize_world_clock();
 
   config::PolicyResult configuration_;
-  const config::Policy& policy_;
-  MPI_Comm world_;  // owned by the lifecycle; MPI_COMM_NULL in mode off
-  int world_rank_ = 0;
-  int world_size_ = 1;
-  std::string started_;
-  ClockSetup clocks_;
-  sync::NodeCrowding crowding_;  // yield while waiting; the warning's cause
-  sync::Layout layout_;          // node and socket of every world rank
-  sync::NodeNumber node_;        // this process's node and how many (HARMONIZE_ARRIVAL's node:N)
-  std::optional<arrival::JobArrival> arrival_;
-  // Before the clocks whose syncs it hears of.
-  SharedClockNotice shared_clock_notice_{world_rank_, layout_};
-  bool shared_clock_checked_ = false;  // some node copies models, so syncs check it
-  std::unique_ptr<protocol::WorldClock> world_clock_;
+  SessionJob job_;
+  SessionClocks clocks_;
   logic::RecordStore records_;
-  std::atomic<std::uint64_t> serial_{0};
-  std::unique_ptr<collectives::TimedCollectives> timed_;  // null: nothing timed
-  std::unique_ptr<trace::TimelineWriter> timeline_;       // null: no HARMONIZE_TRACE
-  // Collective calls of intercommunicators no barrier ever took (MPI_Finalize).
-  std::uint64_t inter_calls_left_ = 0;
-  bool thread_multiple_ = false;
-  ThreadCensus barrier_threads_;  // MPI_THREAD_MULTIPLE only
+  std::atomic<std::uint64_t> serial_{0};  // of the communicators this process is rank 0 of
+  std::vector<std::unique_ptr<feature::Feature>> features_;  // none in mode off
   // Last: its destructor must not outlive what the retire callback uses.
   std::unique_ptr<Registry> registry_;
 };

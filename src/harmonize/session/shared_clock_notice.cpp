@@ -34,8 +34,9 @@ std::string rank_ranges(const std::vector<int>& ranks) {
   return text;
 }
 
-void SharedClockNotice::set_hosts(std::vector<std::string> host_of_rank) {
+void SharedClockNotice::check_nodes(std::vector<std::string> host_of_rank) {
   std::lock_guard lock(mutex_);
+  checking_nodes_ = true;
   host_of_rank_ = std::move(host_of_rank);
 }
 
@@ -59,7 +60,7 @@ void SharedClockNotice::observe(const sync::SyncReport& report, bool group_root,
 
 logic::SharedClockFallbacks SharedClockNotice::own_fallback() const {
   std::lock_guard lock(mutex_);
-  if (own_worst_ <= 0) return {};
+  if (!checking_nodes_ || own_worst_ <= 0) return {};
   const auto me = static_cast<std::size_t>(world_rank_);
   const int node = me < layout_.of_rank.size() ? layout_.of_rank[me].node : -1;
   return {own_worst_, node, {node}, sub_communicator_fell_back_};

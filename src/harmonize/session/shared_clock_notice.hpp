@@ -26,8 +26,10 @@ class SharedClockNotice {
   SharedClockNotice(int world_rank, const sync::Layout& layout)
       : world_rank_(world_rank), layout_(layout) {}
 
-  // World rank 0: every rank's host (for naming a node); may stay empty.
-  void set_hosts(std::vector<std::string> host_of_rank);
+  // Some node copies models (h2hca, h3hca), so syncs check them:
+  // `host_of_rank`, world rank 0's only, names a node. Before, a process has
+  // no fallback of its own to tell.
+  void check_nodes(std::vector<std::string> host_of_rank);
   // After every synchronize() of a group this process is in. `group_root`:
   // it is the group's rank 0, which holds the group's totals; `world`: the
   // group is the world clock's.
@@ -57,6 +59,7 @@ class SharedClockNotice {
   const sync::Layout& layout_;
   mutable std::mutex mutex_;
   std::vector<std::string> host_of_rank_;
+  bool checking_nodes_ = false;
   std::atomic<bool> pending_{false};
   bool warned_ = false;
   std::string warning_;

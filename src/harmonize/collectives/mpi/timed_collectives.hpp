@@ -1,10 +1,9 @@
 #pragma once
-// HARMONIZE_COLLECTIVES in a session (docs/collectives.md): the timer the
-// shim stamps calls into, the barriers that end an arrival pattern or are
-// themselves the operation under test, and the matching of a communicator's
-// calls where the program times nothing (a barrier's start, MPI_Comm_free,
-// MPI_Finalize). The session makes one when something is timed and tells it
-// of its barriers and communicators; nothing else of the feature is its.
+// HARMONIZE_COLLECTIVES as a feature of the session (docs/collectives.md):
+// the timer the shim stamps calls into, the barriers that end an arrival
+// pattern or are themselves the operation under test, and the matching of a
+// communicator's calls where the program times nothing (a barrier's start,
+// MPI_Comm_free, MPI_Finalize).
 #include <mpi.h>
 
 #include <cstdint>
@@ -12,24 +11,9 @@
 #include "clock/global_clock.hpp"
 #include "harmonize/collectives/collective_timer.hpp"
 #include "harmonize/collectives/mpi/comm_id.hpp"
-#include "harmonize/logic/record_store.hpp"
-#include "harmonize/trace/events.hpp"
-#include "report/comm_stats.hpp"
-#include "sync/collectives.hpp"
+#include "harmonize/feature/feature.hpp"
 
 namespace harmonize::collectives {
-
-// A communicator as the matching sees it.
-struct MatchedComm {
-  MPI_Comm user = MPI_COMM_NULL;
-  logic::CommKind kind = logic::CommKind::intra;
-  // An intracommunicator's members and clock; null when its barrier was
-  // given up on (its calls are never matched).
-  sync::Collectives* members = nullptr;
-  const clock::GlobalClock* clock = nullptr;
-  report::CommStats* timed = nullptr;  // where its matched calls are added
-  trace::CommTrace* trace = nullptr;   // HARMONIZE_TRACE: its timeline, else null
-};
 
 // What no matching took at MPI_Finalize, per process.
 struct Leftovers {
@@ -38,38 +22,43 @@ struct Leftovers {
   std::uint64_t spills = 0;
 };
 
-class TimedCollectives {
+class TimedCollectives final : public feature::Feature {
  public:
+  // Null when nothing is timed.
+  static std::unique_ptr<feature::Feature> make(const feature::JobContext& job);
   // `thread_multiple`: calls may come from several threads at once.
   TimedCollectives(clock::TickStamp stamp, CollectiveSet timed, bool thread_multiple)
       : timer_(stamp, timed, thread_multiple, comm_id(MPI_COMM_NULL)) {}
 
-  CollectiveTimer& timer() { return timer_; }
-  bool times_barrier() const { return timer_.times(Collective::barrier); }
+  CollectiveTimer* call_timer() override { return &timer_; }
 
-  // A barrier on `comm` ended: `in_time` when harmonized and left at the
-  // deadline (plus the arrival pattern's `delay`); the calls until the next
-  // barrier are valid only then.
-  void barrier_left(MPI_Comm comm, bool in_time, double delay = 0) noexcept {
+  // Until a barrier is harmonized in time its calls are not valid; a
+  // barrier's start matches the calls due (nothing the program times is
+  // disturbed), except the barrier under test, which is timed.
+  void barrier_entering(const feature::BarrierEntry& entry) override;
+  // The native barrier may be what the program measures (osu_barrier).
+  bool measures_barrier() const override { return timer_.times(Collective::barrier); }
+  int measure_barrier(MPI_Comm comm, const feature::BarrierBody& barrier) override;
+  // `in_time`: the calls until the next barrier are valid.
+  void barrier_left(MPI_Comm comm, bool in_time, double delay) override {
     timer_.barrier_left(comm_id(comm), in_time, delay);
   }
-  // `barrier()` (returns the MPI status) timed like any collective: the
-  // native barrier may be what the program measures (osu_barrier).
-  template <typename Barrier>
-  int timed_barrier(MPI_Comm comm, Barrier barrier) {
-    const double entry = timer_.now();
-    const int status = barrier();
-    timer_.add({.entry = entry,
-                .exit = timer_.now(),
-                .comm = comm_id(comm),
-                .operation = Collective::barrier});
-    return status;
+  // Freeing is collective: the calls not yet matched are matched now rather
+  // than lost (IMB frees each communicator right after its largest sizes).
+  void comm_freeing(MPI_Comm comm, feature::CommView* view) override;
+  // Freed before its calls were matched: counted, not kept.
+  void comm_retired(const feature::CommView& view, logic::CommRecord& record) override {
+    record.stats.collective_calls_unmatched += drop(view.user);
   }
+  // Every communicator alive is matched; what no matching took goes on the
+  // world's record, intercommunicators' on theirs.
+  void finishing(feature::Finishing& at) override;
 
+ private:
   // Collective over `comm`'s members: its calls matched when due (every
   // kMatchBatch calls, alike on every member), or all that are left
   // (`all_left`: MPI_Comm_free, MPI_Finalize). Throws sync::MpiError.
-  void match(const MatchedComm& comm, bool all_left);
+  void match(const feature::CommView& comm, bool all_left);
   // How many calls `comm` has seen since its last matching.
   std::uint64_t calls_seen(MPI_Comm comm) { return timer_.calls_seen(comm_id(comm)); }
   // `comm` went before its calls were matched (its handle may come back as
@@ -80,7 +69,6 @@ class TimedCollectives {
   // After every communicator alive was matched at MPI_Finalize.
   Leftovers leftovers();
 
- private:
   CollectiveTimer timer_;
 };
 

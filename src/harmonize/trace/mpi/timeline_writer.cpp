@@ -132,6 +132,17 @@ std::string lost_ranges(const std::vector<bool>& arrived) {
 
 }  // namespace
 
+std::unique_ptr<feature::Feature> TimelineWriter::make(const feature::JobContext& job) {
+  if (job.policy.trace == "none" || !job.policy.needs_clock()) return nullptr;
+  return std::make_unique<TimelineWriter>(job.policy, job.world_rank, job.world_size, job.node);
+}
+
+void TimelineWriter::started(const protocol::WorldClock& world_clock) {
+  const protocol::WorldClock::Snapshot world = world_clock.snapshot();
+  trace_.first_sync =
+      SyncEvent{world.synced_at - world_clock.initial_seconds(), world.synced_at, true};
+}
+
 TimelineWriter::TimelineWriter(const config::Policy& policy, int world_rank, int world_size,
                                sync::NodeNumber node)
     : policy_(policy),
