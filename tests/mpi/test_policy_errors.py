@@ -63,22 +63,19 @@ def test_bad_input_stops_the_job(env, message, nprocs):
     assert "program started" not in result.stdout
 
 
-def test_malformed_preset_line_is_reported_with_its_number(tmp_path):
+@pytest.mark.parametrize("content,says", [
+    ("# comment\nHARMONIZE_MODE=observe\nslack is 20us\n",
+     "line 3: expected KEY=VALUE, got 'slack is 20us'"),
+    ("HARMONIZE_SYNC=ntp\n",
+     "line 1: HARMONIZE_SYNC='ntp' is not valid: expected one of h2hca, hca3, h3hca"),
+], ids=["malformed-line", "bad-value"])
+def test_bad_preset_line_names_file_and_line(tmp_path, content, says):
     preset = tmp_path / "bad.env"
-    preset.write_text("# comment\nHARMONIZE_MODE=observe\nslack is 20us\n")
+    preset.write_text(content)
     result = run_mpi(2, [PROGRAMS / "barrier_loop"], env={"HARMONIZE_CONFIG": preset})
     assert result.returncode != 0
-    assert f"HARMONIZE_CONFIG={preset}: line 3: expected KEY=VALUE, got 'slack is 20us'" in result.stderr
+    assert f"HARMONIZE_CONFIG={preset}: {says}" in result.stderr
     assert "program started" not in result.stdout
-
-
-def test_bad_value_in_preset_names_file_and_line(tmp_path):
-    preset = tmp_path / "bad.env"
-    preset.write_text("HARMONIZE_SYNC=ntp\n")
-    result = run_mpi(2, [PROGRAMS / "barrier_loop"], env={"HARMONIZE_CONFIG": preset})
-    assert result.returncode != 0
-    assert (f"HARMONIZE_CONFIG={preset}: line 1: HARMONIZE_SYNC='ntp' is not valid: "
-            "expected one of h2hca, hca3, h3hca") in result.stderr
 
 
 def test_valid_preset_is_accepted(tmp_path):

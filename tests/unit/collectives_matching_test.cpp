@@ -18,11 +18,7 @@
 #include "sync/sim_world.hpp"
 
 using harmonize::Collective;
-using harmonize::collectives::CommId;
-using harmonize::collectives::match_alone;
-using harmonize::collectives::match_collectives;
-using harmonize::collectives::PendingCalls;
-using harmonize::collectives::TimedCall;
+using namespace harmonize::collectives;
 using harmonize::report::CollectiveKey;
 using harmonize::report::CollectiveStats;
 using harmonize::report::CollectiveTable;

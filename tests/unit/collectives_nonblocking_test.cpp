@@ -13,12 +13,7 @@
 #include "harmonize/collectives/request_index.hpp"
 
 using harmonize::Collective;
-using harmonize::collectives::CollectiveTimer;
-using harmonize::collectives::Ending;
-using harmonize::collectives::PendingCalls;
-using harmonize::collectives::RequestId;
-using harmonize::collectives::RequestIndex;
-using harmonize::collectives::TimedCall;
+using namespace harmonize::collectives;
 using harmonize::collectives::testing::kWorld;
 using harmonize::collectives::testing::ManualSource;
 using harmonize::collectives::testing::timer_on;

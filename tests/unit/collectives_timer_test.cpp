@@ -14,10 +14,7 @@
 using harmonize::bit_of;
 using harmonize::Collective;
 using harmonize::kAllCollectives;
-using harmonize::collectives::CollectiveTimer;
-using harmonize::collectives::CommId;
-using harmonize::collectives::PendingCalls;
-using harmonize::collectives::TimedCall;
+using namespace harmonize::collectives;
 using harmonize::collectives::testing::kNull;
 using harmonize::collectives::testing::kWorld;
 using harmonize::collectives::testing::ManualSource;

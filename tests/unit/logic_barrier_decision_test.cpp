@@ -4,11 +4,7 @@
 
 #include "harmonize/logic/barrier_decision.hpp"
 
-using harmonize::logic::calls_until_expiry;
-using harmonize::logic::late_exit_threshold;
-using harmonize::logic::resync_interval;
-using harmonize::logic::ResyncInputs;
-using harmonize::logic::wants_resync;
+using namespace harmonize::logic;
 
 TEST_CASE("a process asks for a resync when its clock expired or may have made it miss",
           "[logic][decision]") {

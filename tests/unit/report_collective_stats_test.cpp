@@ -4,10 +4,7 @@
 
 #include "report/collective_stats.hpp"
 
-using harmonize::report::CollectiveKey;
-using harmonize::report::CollectiveTable;
-using harmonize::report::match_calls;
-using harmonize::report::MatchedCall;
+using namespace harmonize::report;
 
 TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the members' stamps",
           "[report][collectives]") {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/json_report.hpp"
+#include "report_samples.hpp"
 
 using namespace harmonize::report;
 
@@ -29,13 +30,7 @@ JobReport sample_report() {
   r.clock.initial_sync_seconds = 0.05;
   r.clock.sync_count = 3;
   r.clock.sync_seconds_total = 0.08;
-  CommSummary world;
-  world.name = "MPI_COMM_WORLD";
-  world.size = 2;
-  world.kind = "intra";
-  world.calls = 1000;
-  world.harmonized_calls = 1000;
-  world.missed_calls_any = 3;
+  CommSummary world = testing::summary_of("MPI_COMM_WORLD", 2, "intra", 1000, 3);
   world.missed_events_per_rank = {1, 2};
   world.failure_rate = 0.003;
   world.resyncs = 2;
@@ -45,13 +40,7 @@ JobReport sample_report() {
   world.slack_max = 2e-5;
   world.slack_min = 1e-5;
   for (int i = 0; i < 10; ++i) world.exit_skew.add(42e-9);
-  CommSummary self;
-  self.name = "MPI_COMM_SELF";
-  self.size = 1;
-  self.kind = "self";
-  self.calls = 5;
-  self.harmonized_calls = 5;
-  self.missed_calls_any = 1;
+  CommSummary self = testing::summary_of("MPI_COMM_SELF", 1, "self", 5, 1);
   self.exit_skew.add(0.0);
   r.communicators = {world, self};
   return r;

@@ -1,19 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include "report/summary_line.hpp"
+#include "report_samples.hpp"
 
 using namespace harmonize::report;
 
 namespace {
 
 CommSummary world_summary() {
-  CommSummary c;
-  c.name = "MPI_COMM_WORLD";
-  c.size = 2;
-  c.kind = "intra";
-  c.calls = 1000;
-  c.harmonized_calls = 1000;
-  c.missed_calls_any = 3;
+  CommSummary c = testing::summary_of("MPI_COMM_WORLD", 2, "intra", 1000, 3);
   c.failure_rate = 0.003;
   c.resyncs = 2;
   // 50 samples: p99 has rank 50, the exact maximum.

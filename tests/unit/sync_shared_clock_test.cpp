@@ -10,19 +10,9 @@
 #include "sync_sim_helpers.hpp"
 
 using namespace harmonize::sync;
-using testing::max_abs_error;
-using testing::nodes_of;
-using testing::per_process_spec;
-using testing::spec_for;
-using testing::synchronize_world;
+using namespace harmonize::sync::testing;
 
 namespace {
-
-Settings with_scheme(Scheme scheme) {
-  Settings settings;
-  settings.scheme = scheme;
-  return settings;
-}
 
 // Nodes of more than one process: the groups that are checked.
 int crowded_nodes(const std::vector<int>& node_of_rank) {
@@ -178,26 +168,9 @@ TEST_CASE("only the node whose processes disagree falls back", "[sync][sim][shar
 
 TEST_CASE("H3HCA checks and falls back per socket", "[sync][sim][shared-clock]") {
   // 2 nodes x 2 sockets x 2 processes, each process with a clock of its own.
-  const int p = 8;
-  std::vector<int> node_of_rank(p);
-  for (int r = 0; r < p; ++r) node_of_rank[static_cast<std::size_t>(r)] = r / 4;
-  simulator::SimWorld world(per_process_spec(node_of_rank, 6));
-  testing::Outcome outcome;
-  outcome.models.resize(p);
-  outcome.shared_clock.resize(p);
-  std::mutex mutex;
-  world.run([&](simulator::SimProcess& self, Transport& transport) {
-    const int r = self.world_rank();
-    HierarchicalSync sync(transport, with_scheme(Scheme::h3hca), Placement{r / 4, (r / 2) % 2});
-    const harmonize::clock::GlobalClock base(self, {});
-    auto clk = sync.synchronize(base);
-    self.advance(0.5);
-    clk = sync.synchronize(base);
-    std::lock_guard lock(mutex);
-    outcome.models[static_cast<std::size_t>(r)] = clk.models();
-    outcome.shared_clock[static_cast<std::size_t>(r)] = sync.shared_clock();
-    outcome.end_truth = std::max(outcome.end_truth, self.true_now());
-  });
+  simulator::SimWorld world(per_process_spec(nodes_of(8, {4}), 6));
+  const Outcome outcome =
+      synchronize_world(world, with_scheme(Scheme::h3hca), 2, 0.5, two_sockets_of_two);
   CHECK(outcome.shared_clock[0].checked_groups == 4);
   CHECK(outcome.shared_clock[0].fell_back_groups == 4);
   CHECK(max_abs_error(world, outcome, outcome.end_truth) < 300e-9);

@@ -3,6 +3,7 @@
 // and a function that synchronizes it and measures against the truth.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -60,9 +61,23 @@ struct Outcome {
   double end_truth = 0;                         // true time when the last process finished
 };
 
+inline Settings with_scheme(Scheme scheme) {
+  Settings settings;
+  settings.scheme = scheme;
+  return settings;
+}
+
+// Where each rank sits (its node, and its socket or -1).
+using PlacementOf = std::function<Placement(int rank)>;
+
+// Nodes of 4 ranks, 2 sockets of 2 ranks each (H3HCA's socket level).
+inline Placement two_sockets_of_two(int rank) {
+  return Placement{rank / 4, (rank / 2) % 2};
+}
+
 // `syncs` synchronizations spaced by `interval` seconds of true time.
 inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& settings, int syncs,
-                                 double interval, const std::vector<int>& node_of_rank) {
+                                 double interval, const PlacementOf& placement_of) {
   Outcome outcome;
   outcome.models.resize(static_cast<std::size_t>(world.size()));
   outcome.stats.resize(static_cast<std::size_t>(world.size()));
@@ -70,7 +85,7 @@ inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& set
   std::mutex mutex;
   world.run([&](simulator::SimProcess& self, Transport& transport) {
     const auto me = static_cast<std::size_t>(self.world_rank());
-    HierarchicalSync sync(transport, settings, Placement{node_of_rank[me], -1});
+    HierarchicalSync sync(transport, settings, placement_of(self.world_rank()));
     const clock::GlobalClock base(self, {});
     clock::GlobalClock result = base;
     for (int i = 0; i < syncs; ++i) {
@@ -84,6 +99,14 @@ inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& set
     outcome.end_truth = std::max(outcome.end_truth, self.true_now());
   });
   return outcome;
+}
+
+// Ranks on the nodes `node_of_rank` names, sockets unknown.
+inline Outcome synchronize_world(simulator::SimWorld& world, const Settings& settings, int syncs,
+                                 double interval, const std::vector<int>& node_of_rank) {
+  return synchronize_world(world, settings, syncs, interval, [&node_of_rank](int rank) {
+    return Placement{node_of_rank[static_cast<std::size_t>(rank)], -1};
+  });
 }
 
 // Global-clock error of `rank` against rank 0's clock at true time `truth`.

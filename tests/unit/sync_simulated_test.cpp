@@ -10,22 +10,12 @@
 #include "sync_sim_helpers.hpp"
 
 using namespace harmonize::sync;
-using testing::error_at;
-using testing::max_abs_error;
-using testing::nodes_of;
-using testing::spec_for;
-using testing::synchronize_world;
+using namespace harmonize::sync::testing;
 
 namespace {
 
-Settings with_scheme(Scheme scheme) {
-  Settings settings;
-  settings.scheme = scheme;
-  return settings;
-}
-
 // Drift of rank's global clock against rank 0's, over one true second.
-double slope_error(const simulator::SimWorld& world, const testing::Outcome& outcome, int rank) {
+double slope_error(const simulator::SimWorld& world, const Outcome& outcome, int rank) {
   const double t = outcome.end_truth;
   return error_at(world, outcome, rank, t + 1.0) - error_at(world, outcome, rank, t);
 }
@@ -154,23 +144,9 @@ TEST_CASE("H3HCA without socket placement falls back to H2HCA and says so", "[sy
 TEST_CASE("H3HCA uses the socket level when sockets are known", "[sync][sim]") {
   // 3 nodes x 2 sockets x 2 cores; each socket has its own clock, so the
   // simulated "node" of the clock is the socket.
-  const int p = 12;
-  std::vector<int> socket_clock(p);
-  for (int r = 0; r < p; ++r) socket_clock[static_cast<std::size_t>(r)] = r / 2;
-  simulator::SimWorld world(spec_for(socket_clock, 4));
-  testing::Outcome outcome;
-  outcome.models.resize(p);
-  outcome.stats.resize(p);
-  std::mutex mutex;
-  world.run([&](simulator::SimProcess& self, Transport& transport) {
-    const int r = self.world_rank();
-    HierarchicalSync sync(transport, with_scheme(Scheme::h3hca), Placement{r / 4, (r / 2) % 2});
-    const auto clk = sync.synchronize(harmonize::clock::GlobalClock(self, {}));
-    std::lock_guard lock(mutex);
-    outcome.models[static_cast<std::size_t>(r)] = clk.models();
-    outcome.stats[static_cast<std::size_t>(r)] = sync.stats();
-    outcome.end_truth = std::max(outcome.end_truth, self.true_now());
-  });
+  simulator::SimWorld world(spec_for(nodes_of(12, {2}), 4));
+  const Outcome outcome =
+      synchronize_world(world, with_scheme(Scheme::h3hca), 1, 0, two_sockets_of_two);
   CHECK(outcome.stats[0].levels == 3);
   CHECK(outcome.stats[0].rounds == hca3_rounds(3) + hca3_rounds(2));
   CHECK(outcome.stats[0].fallback_note.empty());

@@ -8,10 +8,7 @@
 #include "sync/split_groups.hpp"
 #include "sync/tree_schedule.hpp"
 
-using harmonize::sync::decode_groups;
-using harmonize::sync::encode_groups;
-using harmonize::sync::split_groups;
-using harmonize::sync::SplitGroups;
+using namespace harmonize::sync;
 
 TEST_CASE("split groups order members by key, then rank, and leave out negative colors",
           "[sync][split]") {

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "program.h"
+
 enum { kKept = 64 };
 static int op_calls = 0;
 static int lengths[kKept];
@@ -20,11 +22,9 @@ static void add_and_record(void* in, void* inout, int* length, MPI_Datatype* typ
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int count = argc > 1 ? atoi(argv[1]) : 8;
+  int rank, size;
+  start_world(&argc, &argv, &rank, &size);
+  const int count = int_arg(argc, argv, 1, 8);
   int* mine = malloc(sizeof(int) * (size_t)count);
   int* sum = malloc(sizeof(int) * (size_t)count);
   if (count < 1 || !mine || !sum) MPI_Abort(MPI_COMM_WORLD, 2);

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "program.h"
 #include "truth.h"
 
 static void wait_asleep(MPI_Comm comm) {
@@ -77,12 +78,10 @@ static void run(MPI_Comm comm, int n, int barriers) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int n = argc > 1 ? atoi(argv[1]) : 100;
-  const int barriers = argc > 2 ? atoi(argv[2]) : 1;
+  start_world(&argc, &argv, &rank, &size);
+  const int n = int_arg(argc, argv, 1, 100);
+  const int barriers = int_arg(argc, argv, 2, 1);
   if (argc <= 3) run(MPI_COMM_WORLD, n, barriers);
   for (int phase = 3; phase < argc; ++phase) {
     const char* spec = argv[phase];

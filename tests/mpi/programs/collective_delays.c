@@ -12,50 +12,28 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "program.h"
 #include "truth.h"
 
-/* stamps: [process][call][entry, exit] gathered on rank 0. */
-static void medians(const double* stamps, int size, int n, int op, int ops, double* arrival,
-                    double* t_global) {
-  double* a = malloc(sizeof(double) * (size_t)n);
-  double* g = malloc(sizeof(double) * (size_t)n);
-  for (int i = 0; i < n; ++i) {
-    double min_entry = 1e300, max_entry = -1e300, max_exit = -1e300;
-    for (int p = 0; p < size; ++p) {
-      const double* s =
-          stamps + (((size_t)p * (size_t)n + (size_t)i) * (size_t)ops + (size_t)op) * 2;
-      if (s[0] < min_entry) min_entry = s[0];
-      if (s[0] > max_entry) max_entry = s[0];
-      if (s[1] > max_exit) max_exit = s[1];
-    }
-    a[i] = max_entry - min_entry;
-    g[i] = max_exit - min_entry;
-  }
-  *arrival = median(a, n);
-  *t_global = median(g, n);
-  free(a);
-  free(g);
+enum { ops = 2 };
+
+/* stamps: [process][call][op][entry, exit] gathered on rank 0. */
+static const double* stamp_of(const double* all, int n, int p, int i, int op) {
+  return all + (((size_t)p * (size_t)n + (size_t)i) * ops + (size_t)op) * 2;
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int n = argc > 1 ? atoi(argv[1]) : 100;
-  const double delay = (argc > 2 ? atof(argv[2]) : 100) * 1e-6;
-  const int delayed = argc > 3 ? atoi(argv[3]) : 1;
-  enum { ops = 2 };
+  start_world(&argc, &argv, &rank, &size);
+  const int n = int_arg(argc, argv, 1, 100);
+  const double delay = double_arg(argc, argv, 2, 100) * 1e-6;
+  const int delayed = int_arg(argc, argv, 3, 1);
   double* mine = malloc(sizeof(double) * (size_t)n * ops * 2);
   char bytes[1024] = {0};
   for (int i = 0; i < n; ++i) {
     double value = rank, sum = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == delayed) {
-      const double until = truth() + delay;
-      while (truth() < until) {
-      }
-    }
+    if (rank == delayed) spin(delay);
     double* s = mine + (size_t)i * ops * 2;
     s[0] = truth();
     MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -69,8 +47,8 @@ int main(int argc, char** argv) {
   PMPI_Gather(mine, n * ops * 2, MPI_DOUBLE, all, n * ops * 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     double a0, g0, a1, g1;
-    medians(all, size, n, 0, ops, &a0, &g0);
-    medians(all, size, n, 1, ops, &a1, &g1);
+    call_spread(all, size, n, 0, stamp_of, 0, 1, &a0, &g0);
+    call_spread(all, size, n, 1, stamp_of, 0, 1, &a1, &g1);
     printf("truth allreduce %.9g %.9g bcast %.9g %.9g\n", a0, g0, a1, g1);
     free(all);
   }

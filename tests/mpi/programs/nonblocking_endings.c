@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "program.h"
+
 static void poll_some(MPI_Request* request) {
   int outcount = 0, index = 0;
   MPI_Status status;
@@ -22,12 +24,10 @@ static void poll_some(MPI_Request* request) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int n = argc > 1 ? atoi(argv[1]) : 50;
-  const int many = argc > 2 ? atoi(argv[2]) : 2000;
+  start_world(&argc, &argv, &rank, &size);
+  const int n = int_arg(argc, argv, 1, 50);
+  const int many = int_arg(argc, argv, 2, 2000);
   MPI_Request ibarrier = MPI_REQUEST_NULL;
   int* gathered = malloc(sizeof(int) * (size_t)size);
   int* sent = malloc(sizeof(int) * (size_t)size);

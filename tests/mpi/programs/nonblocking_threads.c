@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "program.h"
+
 static int n = 200;
 
 struct work {
@@ -34,14 +36,8 @@ static void* run(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    printf("no MPI_THREAD_MULTIPLE\n");
-    MPI_Finalize();
-    return 0;
-  }
-  n = argc > 1 ? atoi(argv[1]) : 200;
+  if (!start_threads(&argc, &argv)) return 0;
+  n = int_arg(argc, argv, 1, 200);
   struct work works[2] = {{MPI_COMM_NULL, 0}, {MPI_COMM_NULL, 1}};
   MPI_Comm_dup(MPI_COMM_WORLD, &works[0].comm);
   MPI_Comm_dup(MPI_COMM_WORLD, &works[1].comm);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "program.h"
 #include "truth.h"
 
 enum { ops = 2, stamps = 4 }; /* start entry, start return, completion entry, completion exit */
@@ -24,36 +25,27 @@ static const double* stamp_of(const double* all, int n, int p, int i, int op) {
 }
 
 static void print_truth(const char* name, const double* all, int size, int n, int op) {
-  double* a = malloc(sizeof(double) * (size_t)n);
-  double* g = malloc(sizeof(double) * (size_t)n);
+  double arrival, t_global;
+  /* The arrival of the starts; t_global to the last completion. */
+  call_spread(all, size, n, op, stamp_of, 0, 3, &arrival, &t_global);
   double* o = malloc(sizeof(double) * (size_t)n * (size_t)size);
   for (int i = 0; i < n; ++i) {
-    double min_entry = 1e300, max_entry = -1e300, max_exit = -1e300;
     for (int p = 0; p < size; ++p) {
       const double* s = stamp_of(all, n, p, i, op);
-      if (s[0] < min_entry) min_entry = s[0];
-      if (s[0] > max_entry) max_entry = s[0];
-      if (s[3] > max_exit) max_exit = s[3];
       o[(size_t)i * (size_t)size + (size_t)p] = s[2] - s[1];
     }
-    a[i] = max_entry - min_entry;
-    g[i] = max_exit - min_entry;
   }
-  printf(" %s %.9f %.9f %.9f", name, median(a, n), median(g, n), median(o, n * size));
-  free(a);
-  free(g);
+  printf(" %s %.9f %.9f %.9f", name, arrival, t_global, median(o, n * size));
   free(o);
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int n = argc > 1 ? atoi(argv[1]) : 100;
-  const double delay = (argc > 2 ? atof(argv[2]) : 100) * 1e-6;
-  const int delayed = argc > 3 ? atoi(argv[3]) : 1;
-  const double work = (argc > 4 ? atof(argv[4]) : 50) * 1e-6;
+  start_world(&argc, &argv, &rank, &size);
+  const int n = int_arg(argc, argv, 1, 100);
+  const double delay = double_arg(argc, argv, 2, 100) * 1e-6;
+  const int delayed = int_arg(argc, argv, 3, 1);
+  const double work = double_arg(argc, argv, 4, 50) * 1e-6;
   double* mine = malloc(sizeof(double) * (size_t)n * ops * stamps);
   char bytes[1024] = {0};
   for (int i = 0; i < n; ++i) {

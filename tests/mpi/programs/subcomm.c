@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "program.h"
+
 static long resident_kib(void) {
   long pages = 0, resident = 0;
   FILE* f = fopen("/proc/self/statm", "r");
@@ -19,12 +21,10 @@ static long resident_kib(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int barriers = argc > 1 ? atoi(argv[1]) : 2000;
-  const int loops = argc > 2 ? atoi(argv[2]) : 200;
+  start_world(&argc, &argv, &rank, &size);
+  const int barriers = int_arg(argc, argv, 1, 2000);
+  const int loops = int_arg(argc, argv, 2, 200);
 
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);

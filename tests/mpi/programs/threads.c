@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "program.h"
+
 static int iterations = 500;
 
 static int rank = 0;
@@ -28,13 +30,7 @@ static void* worker(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    printf("MPI_THREAD_MULTIPLE not provided\n");
-    MPI_Finalize();
-    return 0;
-  }
+  if (!start_threads(&argc, &argv)) return 0;
   if (argc > 1) iterations = atoi(argv[1]);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm comms[2];
