@@ -38,7 +38,8 @@ def long_work_run(tmp_path, kind, microseconds, extra=None):
 def test_a_millisecond_of_work_between_barriers_keeps_the_slack(tmp_path, kind):
     flagged, world, _ = long_work_run(tmp_path, kind, 1000)
     need, slack = world["need"], world["slack"]
-    assert flagged < 0.7, (flagged, slack, need)
+    # A collapse flags 99-100 %; beside a hog and another job 26-71 %.
+    assert flagged < 0.9, (flagged, slack, need)
     # The collapse ended at 0.5 us against needs of 7 us at the median.
     assert slack["final"] > need["p50"] / 3, (slack, need)
     # The program's own time between barriers is in the report.

@@ -140,6 +140,23 @@ def otf2_spans(anchor):
     return spans
 
 
+def nested_like_the_archive(spans):
+    """(kept, left out) of [(name, enter, leave)] in order of entry, by the
+    archive's rule (trace/spans.cpp): a span that overlaps an open one only in
+    part cannot nest, and OTF2 wants nesting. A loaded machine makes such
+    pairs now and then (a stamp converted late by a preemption)."""
+    kept, open_ends, left_out = [], [], 0
+    for name, enter, leave in spans:
+        while open_ends and open_ends[-1] <= enter:
+            open_ends.pop()
+        if open_ends and leave > open_ends[-1]:
+            left_out += 1
+            continue
+        open_ends.append(leave)
+        kept.append((name, enter, leave))
+    return kept, left_out
+
+
 @pytest.mark.skipif(not shutil.which("otf2-print"), reason="needs Debian's otf2-tools")
 def test_the_otf2_archive_holds_the_calls_of_the_json(tmp_path):
     """HARMONIZE_TRACE_FORMAT=both: the OTF2 archive (one location per rank,
@@ -158,12 +175,18 @@ def test_the_otf2_archive_holds_the_calls_of_the_json(tmp_path):
         expected.setdefault(e["tid"], []).append((e["name"], start, start + round(e["dur"] * 1000)))
     found = otf2_spans(anchor)
     assert sorted(found) == [0, 1]
+    left_out = 0
     for rank in (0, 1):
-        names = [name for name, _, _ in found[rank]]
-        assert names == [name for name, _, _ in expected[rank]]
+        names = [name for name, _, _ in expected[rank]]
         assert names.count("MPI_Barrier") == 40 and names.count("MPI_Allreduce") == 40
-        for (_, enter, leave), (_, start, end) in zip(found[rank], expected[rank]):
+        kept, dropped = nested_like_the_archive(expected[rank])
+        left_out += dropped
+        assert [name for name, _, _ in found[rank]] == [name for name, _, _ in kept]
+        for (_, enter, leave), (_, start, end) in zip(found[rank], kept):
             assert abs(enter - start) <= 3 and abs(leave - end) <= 3, (rank, enter, start, leave, end)
+    # What the archive leaves out, the library says (a few at most).
+    said = re.search(r"leaves out (\d+) calls", result.stderr)
+    assert (int(said.group(1)) if said else 0) == left_out <= 4, result.stderr
     written = json.loads(report.read_text())["trace"]
     assert written["file"] == str(tmp_path / "trace.json") and written["otf2"] == str(anchor)
 
