@@ -47,6 +47,7 @@ class SessionClocks {
   std::unique_ptr<sync::ClockSync> group_sync(MPI_Comm comm, const logic::CommKey& key,
                                               clock::GlobalClock base);
   SharedClockNotice& notice() { return notice_; }
+  const SharedClockNotice& notice() const { return notice_; }
 
   // Collective over the job's world when there is a world clock; its result
   // on world rank 0. A failure is said on world rank 0 and leaves it out.

@@ -41,7 +41,6 @@ class SessionImpl final : public Session {
   }
   CommState& state_for(MPI_Comm comm);  // throws MpiError
   std::unique_ptr<CommState> create_state(MPI_Comm comm);
-  protocol::ProtocolSettings protocol_settings(const std::string& name) const;
   void stop_on_error(const std::string& error);
   void retire(const CommState& state, bool at_finalize) noexcept;
   // The harmonized or observed barrier of a communicator the policy affects.
@@ -49,9 +48,9 @@ class SessionImpl final : public Session {
   // protocol.harmonized() on `comm`, the features told around it; its flag.
   int harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol);
   void write_report();
-  // Every process's part of the report, merged up a tree to world rank 0
-  // (complete there only).
-  logic::JobRecords merge_records_up_tree();
+  // This process's part of the report (its records, host, clock fallback and
+  // what the features add).
+  logic::ProcessContribution own_contribution() const;
 
   config::PolicyResult configuration_;
   SessionJob job_;

@@ -3,15 +3,15 @@
 // JSON report and prints one line.
 #include <cstdio>
 
+#include "harmonize/session/records_merge.hpp"
 #include "harmonize/session/report_output.hpp"
 #include "harmonize/session/session_impl.hpp"
 #include "report/summary_line.hpp"
 #include "sync/mpi/host_of_rank.hpp"
-#include "sync/mpi/tree_merge.hpp"
 
 namespace harmonize {
 
-logic::JobRecords SessionImpl::merge_records_up_tree() {
+logic::ProcessContribution SessionImpl::own_contribution() const {
   logic::ProcessContribution own;
   if (auto decoded = logic::decode_records(records_.encode())) {
     own.records = std::move(*decoded);
@@ -22,33 +22,13 @@ logic::JobRecords SessionImpl::merge_records_up_tree() {
   own.host = sync::processor_name();
   own.clock_fallback = clocks_.notice().own_fallback();
   each_feature([&own](feature::Feature& feature) { feature.contribute_own(own); });
-  logic::JobRecords records = logic::records_of(std::move(own));
-  // MPI_COMM_WORLD's copy carries no other tag-0 message (GroupTransport's
-  // tags start at 1).
-  constexpr int kTreeTag = 0;
-  sync::merge_up_tree(
-      job_.world, kTreeTag,
-      {.absorb =
-           [&](std::span<const double> child) {
-             auto decoded = logic::decode_job_records(child);
-             if (decoded) logic::merge_into(records, *decoded);
-             return decoded.has_value();
-           },
-       .missing =
-           [&](const sync::MissingSubtree& lost) {
-             records.missing.push_back(
-                 "world ranks " + std::to_string(lost.first_rank) + "-" +
-                 std::to_string(lost.last_rank) + " (message " + std::to_string(lost.step) +
-                 " to world rank " + std::to_string(job_.rank) +
-                 " in the merge over the library's copy of MPI_COMM_WORLD): " + lost.what);
-           },
-       .encode = [&] { return logic::encode(records); }});
-  return records;
+  return own;
 }
 
 void SessionImpl::write_report() {
   std::optional<report::ClockCheckInfo> checked = clocks_.end_check();
-  const logic::JobRecords records = merge_records_up_tree();
+  const logic::JobRecords records =
+      merge_records_up_tree(job_.world, job_.rank, own_contribution());
   if (job_.rank != 0) return;
   clocks_.notice().observe_everybody(records.fallbacks);
   clocks_.notice().flush();
