@@ -163,6 +163,7 @@ def library_environment(scheme, report, args):
         "HARMONIZE_TEST_CLOCK_SEED": str(args.seed),
         "HARMONIZE_PATH_ASYMMETRY": args.path_asymmetry,
     })
+    env.update(args.env)  # the user's, over the script's
     return env
 
 
@@ -240,6 +241,9 @@ def main(argv=None, script_dir=None):
                              "symmetric in hops, latency and bandwidth, measured at the default "
                              "--latency and --bandwidth; elsewhere check the likely violations "
                              "column; the library's default is 10%%)")
+    parser.add_argument("--env", action="append", default=[], metavar="HARMONIZE_NAME=VALUE",
+                        help="a library variable for every run, over the script's own, e.g. "
+                             "HARMONIZE_TRACE=trace-%%j.json (repeatable)")
     parser.add_argument("--cfg", action="append", default=[],
                         help="extra SimGrid --cfg setting, e.g. smpi/allreduce:rdb (repeatable)")
     parser.add_argument("--build-dir", type=Path, default=source_dir / "build-smpi")
@@ -250,6 +254,13 @@ def main(argv=None, script_dir=None):
                         help="program and arguments (after --), built with smpicc and linked with "
                              "lib/libharmonize-smpi.a; default: harmonize-example -c barrier")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    settings = {}
+    for setting in args.env:
+        name, is_set, value = setting.partition("=")
+        if not name.startswith("HARMONIZE_") or not is_set:
+            parser.error(f"--env: '{setting}' is not HARMONIZE_NAME=VALUE")
+        settings[name] = value
+    args.env = settings
     try:
         seconds(args.latency)
     except ValueError as error:

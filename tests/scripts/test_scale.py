@@ -149,6 +149,19 @@ def test_tsc_is_refused_in_simulation(tmp_path, harmonized):
     assert "stopping the job before it runs" in output, output
 
 
+def test_library_variables_reach_every_simulated_rank(tmp_path):
+    """--env: a timeline of a simulated job, every rank's part merged into it."""
+    trace = tmp_path / "trace.json"
+    result = run_script(tmp_path / "out", "--procs", "16", "--schemes", "h2hca", "--barriers", "20",
+                        "--env", f"HARMONIZE_TRACE={trace}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    events = json.loads(trace.read_text())["traceEvents"]
+    barriers = [e for e in events if e["name"] == "MPI_Barrier"]
+    assert sorted({e["tid"] for e in barriers}) == list(range(16))
+    refused = run_script(tmp_path / "out2", "--env", "MODE=observe")
+    assert refused.returncode != 0 and "--env: 'MODE=observe' is not HARMONIZE_NAME=VALUE" in refused.stderr
+
+
 def test_the_tree_merge_of_an_uneven_job_is_complete(tmp_path):
     """300 simulated ranks (not a power of two, the last node partly full):
     the report merged up the tree at MPI_Finalize counts every rank's calls
