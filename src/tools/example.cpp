@@ -24,6 +24,13 @@
 namespace {
 
 enum class Collective { allreduce, bcast, reduce, alltoall, allgather, barrier };
+// In the order of the values: the option's spelling, the MPI call's name.
+constexpr struct {
+  std::string_view option;
+  const char* mpi;
+} kCollectives[] = {{"allreduce", "MPI_Allreduce"}, {"bcast", "MPI_Bcast"},
+                    {"reduce", "MPI_Reduce"},       {"alltoall", "MPI_Alltoall"},
+                    {"allgather", "MPI_Allgather"}, {"barrier", "MPI_Barrier"}};
 
 struct Options {
   Collective collective = Collective::allreduce;
@@ -49,12 +56,8 @@ const char* const kUsage =
     "  -h, --help               this text\n";
 
 std::optional<Collective> parse_collective(std::string_view name) {
-  if (name == "allreduce") return Collective::allreduce;
-  if (name == "bcast") return Collective::bcast;
-  if (name == "reduce") return Collective::reduce;
-  if (name == "alltoall") return Collective::alltoall;
-  if (name == "allgather") return Collective::allgather;
-  if (name == "barrier") return Collective::barrier;
+  for (std::size_t i = 0; i < std::size(kCollectives); ++i)
+    if (kCollectives[i].option == name) return static_cast<Collective>(i);
   return std::nullopt;
 }
 
@@ -144,21 +147,7 @@ std::string parse_options(int argc, char** argv, Options& options) {
 }
 
 const char* mpi_name(Collective collective) {
-  switch (collective) {
-    case Collective::allreduce:
-      return "MPI_Allreduce";
-    case Collective::bcast:
-      return "MPI_Bcast";
-    case Collective::reduce:
-      return "MPI_Reduce";
-    case Collective::alltoall:
-      return "MPI_Alltoall";
-    case Collective::allgather:
-      return "MPI_Allgather";
-    case Collective::barrier:
-      return "MPI_Barrier";
-  }
-  return "?";
+  return kCollectives[static_cast<std::size_t>(collective)].mpi;
 }
 
 // Buffers for one message size; alltoall/allgather move `size` bytes per rank.

@@ -1,6 +1,7 @@
 #include "harmonize/collectives/collective_matching.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -14,29 +15,29 @@ std::optional<double> overlap_of(const TimedCall& call) {
   return call.overlap;
 }
 
+// Where a call that did not complete is counted, by how it ended (in the
+// order of Ending; a completed one is not). take() closes every open record,
+// so `open` is counted with those still open at the matching.
+using Counter = std::uint64_t report::CommStats::*;
+constexpr Counter kIncompleteCounter[] = {
+    nullptr,                                           // returned
+    &report::CommStats::nonblocking_open_at_matching,  // open
+    nullptr,                                           // completed
+    &report::CommStats::nonblocking_cancelled,
+    &report::CommStats::nonblocking_freed,
+    &report::CommStats::nonblocking_open_at_matching,
+    &report::CommStats::nonblocking_untracked,
+};
+static_assert(std::size(kIncompleteCounter) == static_cast<std::size_t>(Ending::untracked) + 1);
+
 // This process's calls that did not complete (non-blocking ones freed,
 // cancelled, still open or not followed), each counted by how it ended.
 std::uint64_t count_incomplete(const PendingCalls& pending, report::CommStats& stats) {
   std::uint64_t incomplete = 0;
   for (const TimedCall& call : pending.calls) {
-    switch (call.ending) {
-      case Ending::returned:
-      case Ending::completed:
-        continue;
-      case Ending::cancelled:
-        stats.nonblocking_cancelled += 1;
-        break;
-      case Ending::freed:
-        stats.nonblocking_freed += 1;
-        break;
-      case Ending::open:  // take() closes every open record: not seen here
-      case Ending::open_at_matching:
-        stats.nonblocking_open_at_matching += 1;
-        break;
-      case Ending::untracked:
-        stats.nonblocking_untracked += 1;
-        break;
-    }
+    const Counter counter = kIncompleteCounter[static_cast<std::size_t>(call.ending)];
+    if (counter == nullptr) continue;
+    stats.*counter += 1;
     incomplete += 1;
   }
   return incomplete;

@@ -26,18 +26,6 @@ void absorb(CommRecord& root, const CallBatchOutcome& outcome) {
   root.space_violations += outcome.space_violations;
 }
 
-const char* to_string(CommKind kind) {
-  switch (kind) {
-    case CommKind::intra:
-      return "intra";
-    case CommKind::self:
-      return "self";
-    case CommKind::inter:
-      return "inter";
-  }
-  return "intra";
-}
-
 void RecordStore::retire(CommRecord record, CommKind kind, bool at_finalize) {
   std::lock_guard lock(mutex_);
   CommKey key;

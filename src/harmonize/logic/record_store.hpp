@@ -14,13 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "common/named_enum.hpp"
 #include "harmonize/logic/call_log.hpp"
 #include "report/comm_stats.hpp"
 
 namespace harmonize::logic {
 
-enum class CommKind { intra, self, inter };
-const char* to_string(CommKind kind);
+#define HARMONIZE_COMM_KINDS(X) X(intra, "intra") X(self, "self") X(inter, "inter")
+HARMONIZE_NAMED_ENUM(CommKind, HARMONIZE_COMM_KINDS)
 
 // Identity of a communicator across processes, for merging at the end: the
 // world rank of its rank 0 and a counter on that process.
