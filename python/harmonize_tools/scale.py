@@ -241,9 +241,9 @@ def main(argv=None, script_dir=None):
                              "symmetric in hops, latency and bandwidth, measured at the default "
                              "--latency and --bandwidth; elsewhere check the likely violations "
                              "column; the library's default is 10%%)")
-    parser.add_argument("--env", action="append", default=[], metavar="HARMONIZE_NAME=VALUE",
-                        help="a library variable for every run, over the script's own, e.g. "
-                             "HARMONIZE_TRACE=trace-%%j.json (repeatable)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="a library variable (HARMONIZE_*) for every run, over the script's "
+                             "own, e.g. HARMONIZE_TRACE=trace-%%j.json (repeatable)")
     parser.add_argument("--cfg", action="append", default=[],
                         help="extra SimGrid --cfg setting, e.g. smpi/allreduce:rdb (repeatable)")
     parser.add_argument("--build-dir", type=Path, default=source_dir / "build-smpi")
@@ -258,7 +258,7 @@ def main(argv=None, script_dir=None):
     for setting in args.env:
         name, is_set, value = setting.partition("=")
         if not name.startswith("HARMONIZE_") or not is_set:
-            parser.error(f"--env: '{setting}' is not HARMONIZE_NAME=VALUE")
+            parser.error(f"--env: '{setting}' is not NAME=VALUE of a library variable (HARMONIZE_*)")
         settings[name] = value
     args.env = settings
     try:

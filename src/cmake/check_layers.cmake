@@ -17,6 +17,7 @@ set(allowed_harmonize/logic "harmonize/logic;report")
 set(allowed_harmonize/feature "harmonize/feature;harmonize/protocol;harmonize/logic;harmonize/trace;sync;clock;config;report")
 set(allowed_harmonize/arrival "harmonize/arrival;config;report")
 set(allowed_harmonize/arrival/mpi "harmonize/arrival/mpi;harmonize/arrival;harmonize/feature;config;report")
+set(allowed_harmonize/interleave "harmonize/interleave")
 set(allowed_harmonize/threads "harmonize/threads;harmonize/feature;harmonize/logic;report")
 set(allowed_harmonize/trace "harmonize/trace;clock")
 set(allowed_harmonize/trace/mpi "harmonize/trace/mpi;harmonize/trace;harmonize/feature;harmonize/protocol;sync;sync/mpi;clock;config;report")
@@ -37,7 +38,7 @@ set(allowed_tools "tools;tools/common;harmonize/startup;harmonize/logic;sync;syn
 
 set(violations "")
 foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/feature harmonize/arrival harmonize/arrival/mpi
-              harmonize/threads harmonize/trace
+              harmonize/threads harmonize/interleave harmonize/trace
               harmonize/trace/mpi harmonize/collectives harmonize/collectives/mpi harmonize/protocol harmonize/startup
               harmonize/session harmonize shim
               tools/common tools)

@@ -159,7 +159,7 @@ def test_library_variables_reach_every_simulated_rank(tmp_path):
     barriers = [e for e in events if e["name"] == "MPI_Barrier"]
     assert sorted({e["tid"] for e in barriers}) == list(range(16))
     refused = run_script(tmp_path / "out2", "--env", "MODE=observe")
-    assert refused.returncode != 0 and "--env: 'MODE=observe' is not HARMONIZE_NAME=VALUE" in refused.stderr
+    assert refused.returncode != 0 and "--env: 'MODE=observe' is not NAME=VALUE of a library variable" in refused.stderr
 
 
 def test_the_tree_merge_of_an_uneven_job_is_complete(tmp_path):

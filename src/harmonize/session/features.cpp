@@ -1,14 +1,14 @@
 // The features of the session, one line each: a new feature is its room,
 // its line here and its row in config/variables.cpp (docs/architecture.md).
+#include "harmonize/session/features.hpp"
 #include "harmonize/arrival/mpi/arrival_feature.hpp"
 #include "harmonize/collectives/mpi/timed_collectives.hpp"
-#include "harmonize/session/session_impl.hpp"
 #include "harmonize/threads/thread_census.hpp"
 #include "harmonize/trace/mpi/timeline_writer.hpp"
 
 namespace harmonize {
 
-std::vector<std::unique_ptr<feature::Feature>> make_features(const feature::JobContext& job) {
+Features make_features(const feature::JobContext& job) {
   using Make = std::unique_ptr<feature::Feature> (*)(const feature::JobContext&);
   // The order their hooks run in: the timer hears of a barrier first.
   constexpr Make kFeatures[] = {
@@ -17,7 +17,7 @@ std::vector<std::unique_ptr<feature::Feature>> make_features(const feature::JobC
       &trace::TimelineWriter::make,          // HARMONIZE_TRACE
       &threads::ThreadCensus::make,          // MPI_THREAD_MULTIPLE
   };
-  std::vector<std::unique_ptr<feature::Feature>> made;
+  Features made;
   for (const Make make : kFeatures)
     if (std::unique_ptr<feature::Feature> feature = make(job)) made.push_back(std::move(feature));
   return made;

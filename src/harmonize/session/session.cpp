@@ -31,10 +31,8 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
            .layout = {},
            .node = {}},
       clocks_(configuration_.policy, job_),
-      records_(job_.rank) {
+      comms_(configuration_.policy, job_, clocks_, features_) {
   stop_on_error(clocks_.setup_error());
-  registry_ = std::make_unique<Registry>(
-      [this](const CommState& state, bool at_finalize) { retire(state, at_finalize); });
   if (job_.world == MPI_COMM_NULL) return;  // mode off: no collective at all
   job_.crowding = sync::node_crowding(job_.world);
   clocks_.on_oversubscribed_node(job_.crowding.oversubscribed);
@@ -79,22 +77,11 @@ bool SessionImpl::affects(MPI_Comm comm) const {
   return policy().comms == config::CommScope::all || comm == MPI_COMM_WORLD;
 }
 
-void SessionImpl::retire(const CommState& state, bool at_finalize) noexcept {
-  // Called by MPI from a delete callback: nothing may escape.
-  try {
-    logic::CommRecord record = state.final_record();
-    each_feature([&](feature::Feature& feature) { feature.comm_retired(state.view, record); });
-    records_.retire(record, state.view.kind, at_finalize);
-  } catch (...) {
-    std::fprintf(stderr, "harmonize: warning: the statistics of a freed communicator were lost\n");
-  }
-}
-
 void SessionImpl::comm_freeing(MPI_Comm comm) {
   if (features_.empty()) return;
   CommState* state = nullptr;
   try {
-    state = registry_->find(comm);
+    state = comms_.find(comm);
   } catch (const sync::MpiError&) {
     // An invalid handle: MPI has reported it (and the free will too).
   }
@@ -112,7 +99,7 @@ int SessionImpl::barrier(MPI_Comm comm) {
   // A fallback found inside an earlier call is told before this one starts.
   if (clocks_.notice().pending()) clocks_.notice().flush();
   try {
-    CommState& state = state_for(comm);
+    CommState& state = comms_.state_for(comm);
     return library_barrier(comm, state, policy().alternate && state.barriers++ % 2 == 1);
   } catch (const sync::MpiError& error) {
     return error.status();
@@ -174,7 +161,7 @@ int SessionImpl::harmonize(MPI_Comm comm, int* flag) {
   if (comm == MPI_COMM_NULL) return sync::native_barrier(comm);
   if (clocks_.notice().pending()) clocks_.notice().flush();
   try {
-    CommState& state = state_for(comm);
+    CommState& state = comms_.state_for(comm);
     if (!state.protocol) {
       state.last_flag = 1;  // nothing to harmonize with: always in time
       if (flag) *flag = 1;
@@ -202,7 +189,7 @@ int SessionImpl::last_flag(MPI_Comm comm, int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
   try {
-    const CommState* state = registry_->find(comm);
+    const CommState* state = comms_.find(comm);
     *flag = state == nullptr  ? -1
             : state->protocol ? state->protocol->last_flag()
                               : state->last_flag;
@@ -217,21 +204,22 @@ void SessionImpl::finish() {
   const auto world = [this](bool make) -> feature::CommView* {
     try {
       if (!affects(MPI_COMM_WORLD)) return nullptr;
-      if (CommState* found = registry_->find(MPI_COMM_WORLD)) return &found->view;
-      return make ? &state_for(MPI_COMM_WORLD).view : nullptr;
+      if (CommState* found = comms_.find(MPI_COMM_WORLD)) return &found->view;
+      return make ? &comms_.state_for(MPI_COMM_WORLD).view : nullptr;
     } catch (const sync::MpiError&) {
       return nullptr;  // MPI has reported it through the user's handler
     }
   };
   const auto alive = [this] {
     std::vector<feature::CommView*> views;
-    for (CommState* state : registry_->alive_in_order()) views.push_back(&state->view);
+    for (CommState* state : comms_.alive_in_order()) views.push_back(&state->view);
     return views;
   };
   feature::Finishing at{.world = world, .alive = alive, .records_after = {}};
   each_feature([&](feature::Feature& feature) { feature.finishing(at); });
-  registry_->retire_all();
-  for (auto& [record, kind] : at.records_after) records_.retire(std::move(record), kind, true);
+  comms_.retire_all();
+  for (auto& [record, kind] : at.records_after)
+    comms_.records().retire(std::move(record), kind, true);
   // Before the report, which says where each feature's files went.
   each_feature([this](feature::Feature& feature) { feature.finish(job_.world, job_.layout); });
   if (policy().mode != config::Mode::off) write_report();

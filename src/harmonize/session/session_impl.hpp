@@ -1,24 +1,20 @@
 #pragma once
-// The measuring session: the world clock, the registry of communicators and
-// their barrier protocols, the record store, and a loop over the enabled
-// features (harmonize/feature/feature.hpp; the list is features.cpp).
-// session.cpp starts it and dispatches the barriers, session_comms.cpp makes
-// a communicator's state, session_report.cpp ends it with the report.
-#include <atomic>
+// The measuring session keeps three things: its clocks (session_clocks), the
+// communicators (communicators: their states and records) and the barrier's
+// dispatch; everything else is a feature it loops over (features.hpp).
+// session.cpp starts it and dispatches, session_report.cpp ends it with the
+// report.
 #include <memory>
 #include <vector>
 
 #include "harmonize/feature/feature.hpp"
-#include "harmonize/logic/record_store.hpp"
 #include "harmonize/session.hpp"
-#include "harmonize/session/registry.hpp"
+#include "harmonize/session/communicators.hpp"
+#include "harmonize/session/features.hpp"
 #include "harmonize/session/session_clocks.hpp"
 #include "harmonize/session/session_job.hpp"
 
 namespace harmonize {
-
-// Every feature this policy enables, in the order their hooks run.
-std::vector<std::unique_ptr<feature::Feature>> make_features(const feature::JobContext& job);
 
 class SessionImpl final : public Session {
  public:
@@ -37,12 +33,9 @@ class SessionImpl final : public Session {
   bool affects(MPI_Comm comm) const;
   template <typename Hook>
   void each_feature(Hook hook) const {
-    for (const auto& feature : features_) hook(*feature);
+    harmonize::each_feature(features_, hook);
   }
-  CommState& state_for(MPI_Comm comm);  // throws MpiError
-  std::unique_ptr<CommState> create_state(MPI_Comm comm);
   void stop_on_error(const std::string& error);
-  void retire(const CommState& state, bool at_finalize) noexcept;
   // The harmonized or observed barrier of a communicator the policy affects.
   int library_barrier(MPI_Comm comm, CommState& state, bool under_test);
   // protocol.harmonized() on `comm`, the features told around it; its flag.
@@ -55,11 +48,9 @@ class SessionImpl final : public Session {
   config::PolicyResult configuration_;
   SessionJob job_;
   SessionClocks clocks_;
-  logic::RecordStore records_;
-  std::atomic<std::uint64_t> serial_{0};  // of the communicators this process is rank 0 of
-  std::vector<std::unique_ptr<feature::Feature>> features_;  // none in mode off
-  // Last: its destructor must not outlive what the retire callback uses.
-  std::unique_ptr<Registry> registry_;
+  Features features_;  // none in mode off
+  // After the features: a communicator retired as it goes tells them.
+  Communicators comms_;
 };
 
 }  // namespace harmonize

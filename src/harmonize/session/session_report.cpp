@@ -13,7 +13,7 @@ namespace harmonize {
 
 logic::ProcessContribution SessionImpl::own_contribution() const {
   logic::ProcessContribution own;
-  if (auto decoded = logic::decode_records(records_.encode())) {
+  if (auto decoded = logic::decode_records(comms_.records().encode())) {
     own.records = std::move(*decoded);
   } else {
     std::fprintf(stderr, "harmonize: error: statistics of rank %d are unreadable (a bug)\n",

@@ -1,19 +1,40 @@
-// A user communicator's state, made at its first barrier (collective over
-// its members): its key, its record, its clock and its barrier protocol.
+#include "harmonize/session/communicators.hpp"
+
 #include <cstdio>
 
 #include "harmonize/session/barrier_settings.hpp"
-#include "harmonize/session/session_impl.hpp"
-#include "sync/mpi/group_transport.hpp"
+#include "sync/mpi/comm_collectives.hpp"
 #include "sync/mpi/mpi_error.hpp"
 
 namespace harmonize {
-CommState& SessionImpl::state_for(MPI_Comm comm) {
+
+Communicators::Communicators(const config::Policy& policy, const SessionJob& job,
+                             SessionClocks& clocks, const Features& features)
+    : policy_(policy),
+      job_(job),
+      clocks_(clocks),
+      features_(features),
+      records_(job.rank),
+      registry_(std::make_unique<Registry>(
+          [this](const CommState& state, bool at_finalize) { retire(state, at_finalize); })) {}
+
+void Communicators::retire(const CommState& state, bool at_finalize) noexcept {
+  try {
+    logic::CommRecord record = state.final_record();
+    each_feature(features_,
+                 [&](feature::Feature& feature) { feature.comm_retired(state.view, record); });
+    records_.retire(record, state.view.kind, at_finalize);
+  } catch (...) {
+    std::fprintf(stderr, "harmonize: warning: the statistics of a freed communicator were lost\n");
+  }
+}
+
+CommState& Communicators::state_for(MPI_Comm comm) {
   if (CommState* found = registry_->find(comm)) return *found;
   return *registry_->attach(comm, create_state(comm));
 }
 
-std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
+std::unique_ptr<CommState> Communicators::create_state(MPI_Comm comm) {
   auto state = std::make_unique<CommState>();
   feature::CommView& view = state->view;
   view.user = comm;
@@ -46,12 +67,11 @@ std::unique_ptr<CommState> SessionImpl::create_state(MPI_Comm comm) {
   }
   const logic::CommKey key = state->key;
   state->clock = std::make_unique<protocol::SessionClock>(
-      clocks_.world(), comm == MPI_COMM_WORLD, policy().resync_interval,
+      clocks_.world(), comm == MPI_COMM_WORLD, policy_.resync_interval,
       [this, comm, key](clock::GlobalClock base) { return clocks_.group_sync(comm, key, base); });
-  protocol::ProtocolSettings settings =
-      barrier_settings(policy(), job_, clocks_, record.stats.name);
+  protocol::ProtocolSettings settings = barrier_settings(policy_, job_, clocks_, record.stats.name);
   feature::CommSetup setup{comm, facts.rank, facts.size, record.stats.name, settings};
-  each_feature([&setup](feature::Feature& feature) { feature.comm_made(setup); });
+  each_feature(features_, [&setup](feature::Feature& feature) { feature.comm_made(setup); });
   view.members = state->members.get();
   view.clock = &state->clock->clock();
   view.trace = settings.trace;
