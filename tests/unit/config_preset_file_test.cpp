@@ -17,9 +17,11 @@
 #include <string>
 
 #include "config/policy.hpp"
+#include "policy_readers.hpp"
 
 using namespace harmonize::config;
 namespace fs = std::filesystem;
+using harmonize::config::testing::only_error;
 using harmonize::testing::TempDir;
 
 namespace {
@@ -36,24 +38,13 @@ void write(const fs::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary) << text;
 }
 
-std::string only_error(const PolicyResult& result) {
-  REQUIRE(result.errors.size() == 1);
-  return result.errors[0];
-}
-
 }  // namespace
 
-TEST_CASE("a regular preset file is read", "[config][preset]") {
+TEST_CASE("a regular preset file is read, a byte order mark at its start skipped",
+          "[config][preset]") {
+  const std::string start = GENERATE(std::string(), std::string("\xef\xbb\xbf"));
   TempDir dir;
-  write(dir.path / "p.env", "HARMONIZE_MODE=observe\n");
-  const PolicyResult result = load_with_preset((dir.path / "p.env").string());
-  REQUIRE(result.ok());
-  CHECK(result.policy.mode == Mode::observe);
-}
-
-TEST_CASE("a preset may start with a byte order mark", "[config][preset]") {
-  TempDir dir;
-  write(dir.path / "p.env", "\xef\xbb\xbfHARMONIZE_MODE=observe\n");
+  write(dir.path / "p.env", start + "HARMONIZE_MODE=observe\n");
   const PolicyResult result = load_with_preset((dir.path / "p.env").string());
   REQUIRE(result.ok());
   CHECK(result.policy.mode == Mode::observe);
