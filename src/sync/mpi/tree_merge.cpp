@@ -50,6 +50,9 @@ void merge_up_tree(MPI_Comm comm, int tag, const TreeMerger& merger) {
       merger.missing({child, last, step, "its records are unreadable or too large to merge"});
     }
   }
+  // The children's messages are folded in: not held while this subtree's
+  // goes up (at 4 096 simulated ranks the timeline's copies held 0.8 GB).
+  std::vector<double>().swap(message);
   if (const int parent = tree_parent(rank); parent >= 0) {
     // The parent waits for this message whatever happens here: an empty one
     // (unreadable there) rather than none.

@@ -206,7 +206,14 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
                                  lost, "message " + std::to_string(gone.step) + " to world rank " +
                                            std::to_string(world_rank_) + ": " + gone.what);
                            },
-                       .encode = [&] { return packed(subtree); }});
+                       // Not kept once packed: a rank below world rank 0
+                       // is done with it, and holds one copy, not two.
+                       .encode =
+                           [&] {
+                             std::vector<double> up = packed(subtree);
+                             std::string().swap(subtree);
+                             return up;
+                           }});
   if (world_rank_ != 0) {
     // World rank 0 names the ranks; the cause is seen here.
     if (!lost.empty())
