@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "harmonize/logic/slack_controller.hpp"
@@ -14,6 +16,13 @@ namespace {
 // `count` needs of `need` seconds each.
 void add(NeedHistogram& needs, double need, int count) {
   for (int i = 0; i < count; ++i) needs.add(need);
+}
+
+// The histogram of `counts` (need in seconds, how many calls).
+NeedHistogram histogram(std::initializer_list<std::pair<double, int>> counts) {
+  NeedHistogram needs;
+  for (const auto& [need, count] : counts) add(needs, need, count);
+  return needs;
 }
 
 double edge_above(double need) {
@@ -35,8 +44,7 @@ TEST_CASE("needs are binned 5 % apart from 10 ns", "[logic][slack]") {
     CHECK(edge_above(need) >= need);
     CHECK(edge_above(need) < 1.05 * need);
   }
-  NeedHistogram needs;
-  add(needs, 1e-6, 4);
+  NeedHistogram needs = histogram({{1e-6, 4}});
   needs.scale(0.5);
   CHECK(needs.total() == 2);
   CHECK(needs.count(NeedHistogram::bin_of(1e-6)) == 2);
@@ -44,9 +52,7 @@ TEST_CASE("needs are binned 5 % apart from 10 ns", "[logic][slack]") {
 
 TEST_CASE("the miss budget is kept when keeping it at most doubles a valid call's cost",
           "[logic][slack]") {
-  NeedHistogram needs;
-  add(needs, 1e-6, 990);
-  add(needs, 5e-6, 10);  // 1 % of calls need 5 us
+  NeedHistogram needs = histogram({{1e-6, 990}, {5e-6, 10}});  // 1 % of calls need 5 us
   // Covering 1 us: 1 % misses, (10 + 1.05) / 0.99 = 11.2 us per valid call;
   // covering 5 us: none, 15.2 us. The budget (0.5 %) wins.
   const SlackChoice kept = choose_slack(needs, 10e-6, 0.005, 100e-9, 1.0, 0);
@@ -59,10 +65,8 @@ TEST_CASE("the miss budget is kept when keeping it at most doubles a valid call'
 }
 
 TEST_CASE("the budget counts every miss when an affordable slack keeps it", "[logic][slack]") {
-  NeedHistogram needs;
-  add(needs, 1e-6, 993);
-  add(needs, 3e-6, 4);
-  add(needs, 1e-3, 3);  // 0.3 % no affordable slack prevents
+  NeedHistogram needs =
+      histogram({{1e-6, 993}, {3e-6, 4}, {1e-3, 3}});  // 0.3 % no affordable slack prevents
   // Covering 3 us leaves the 0.3 %, within the 0.5 % budget; covering 1 us
   // (0.7 %) would be within the budget on top of those 0.3 %, but the budget
   // is the misses a user sees, all of them, whenever it can be kept.
@@ -74,18 +78,14 @@ TEST_CASE("the budget counts every miss when an affordable slack keeps it", "[lo
 TEST_CASE("a budget only a slack of milliseconds keeps is given up for the cheapest slack",
           "[logic][slack]") {
   // A CPU hog beside the ranks: 1 % of calls wait for a descheduled process.
-  NeedHistogram needs;
-  add(needs, 1e-6, 990);
-  add(needs, 3e-3, 10);
+  NeedHistogram needs = histogram({{1e-6, 990}, {3e-3, 10}});
   const SlackChoice choice = choose_slack(needs, 10e-6, 0.005, 100e-9, 1.0, 0);
   CHECK(choice.slack == Approx(edge_above(1e-6)));
   CHECK(choice.flagged_rate == Approx(0.01));
 }
 
 TEST_CASE("a costly iteration buys a lower miss rate than the budget asks", "[logic][slack]") {
-  NeedHistogram needs;
-  add(needs, 1e-6, 900);
-  add(needs, 2e-6, 100);
+  NeedHistogram needs = histogram({{1e-6, 900}, {2e-6, 100}});
   // 1 ms iterations: a 10 % miss rate costs 100 us a valid call, covering
   // everything 1 us more.
   CHECK(choose_slack(needs, 1e-3, 0.2, 100e-9, 1.0, 0).slack == Approx(edge_above(2e-6)));
@@ -168,8 +168,7 @@ TEST_CASE("a spin preempted now and then makes a long slack dear", "[logic][slac
   // A CPU hog beside two ranks: 70 % of calls need 10 us, the others wait for
   // a descheduled process, up to 4 ms. Covering those would mean spinning
   // milliseconds, and a process spinning that long is itself preempted.
-  NeedHistogram needs;
-  add(needs, 10e-6, 700);
+  NeedHistogram needs = histogram({{10e-6, 700}});
   for (int i = 1; i <= 300; ++i) needs.add(i * 4e-3 / 300);
   const SlackChoice spins = choose_slack(needs, 10e-6, 0.0025, 100e-9, 1.0, 0, 1 / 3e-3);
   CHECK(spins.slack == Approx(edge_above(10e-6)));
@@ -193,9 +192,7 @@ TEST_CASE("preempted spins turn a slack covering the tail into one covering the 
           "[logic][slack]") {
   // 90 % of calls need 1 us, 10 % 50 us; 1 ms iterations make a lost call
   // dear, so without lates the slack covers the 50 us.
-  NeedHistogram needs;
-  add(needs, 1e-6, 900);
-  add(needs, 50e-6, 100);
+  NeedHistogram needs = histogram({{1e-6, 900}, {50e-6, 100}});
   const SlackChoice calm = choose_slack(needs, 1e-3, 0.0025, 100e-9, 1.0, 0, 0);
   CHECK(calm.slack == Approx(edge_above(50e-6)));
   CHECK(calm.flagged_rate == 0);

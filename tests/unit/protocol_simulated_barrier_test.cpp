@@ -238,11 +238,28 @@ std::size_t missed_any(const Run& run, std::size_t from, std::size_t to) {
   return count;
 }
 
+// `processes` processes, `calls` calls, a slack the controller may not move.
+Scenario fixed_slack(int processes, int calls, double slack) {
+  Scenario scenario;
+  scenario.processes = processes;
+  scenario.calls = calls;
+  scenario.slack = slack;
+  scenario.slack_min = slack;
+  scenario.slack_max = slack;
+  return scenario;
+}
+
 sim::SimSpec spec(const Scenario& scenario) {
   auto s = harmonize::sync::testing::spec_for(
       harmonize::sync::testing::nodes_of(scenario.processes, {1}), scenario.seed);
   s.latency = scenario.latency;
   return s;
+}
+
+// `scenario` on a world of its own, for a test that asks nothing of the world.
+Run run(const Scenario& scenario) {
+  sim::SimWorld world(spec(scenario));
+  return run(scenario, world);
 }
 
 }  // namespace
@@ -285,8 +302,7 @@ TEST_CASE("every miss is counted, per process and per call", "[protocol][sim]") 
   // Process 2 is descheduled for 300 us as the deadline of calls 100 and 260
   // arrives: it looks at its clock after the deadline passed.
   scenario.preemptions = {{2, 100, 2, 300e-6}, {2, 260, 2, 300e-6}};
-  sim::SimWorld world(spec(scenario));
-  const Run result = run(scenario, world);
+  const Run result = run(scenario);
   for (std::size_t p = 0; p < result.calls.size(); ++p) {
     std::uint64_t missed = 0;
     for (const Call& call : result.calls[p]) missed += call.flag == 0 ? 1 : 0;
@@ -304,17 +320,11 @@ TEST_CASE("a process preempted mid-spin leaves late: still a barrier, seen in th
           "[protocol][sim]") {
   // The flag of Algorithm 1 is decided before the spin, so this call is not
   // flagged (issue 10 adds late exits); the library's own exit skew shows it.
-  Scenario scenario;
-  scenario.processes = 3;
-  scenario.calls = 200;
-  scenario.slack = 50e-6;
-  scenario.slack_min = 50e-6;
-  scenario.slack_max = 50e-6;
+  Scenario scenario = fixed_slack(3, 200, 50e-6);
   // 100 reads (2 us) into its spin towards a deadline ~50 us away, process 1
   // is descheduled for 200 us.
   scenario.preemptions = {{1, 120, 100, 200e-6}};
-  sim::SimWorld world(spec(scenario));
-  const Run result = run(scenario, world);
+  const Run result = run(scenario);
   for (std::size_t call = 0; call < result.calls[0].size(); ++call)
     REQUIRE(stayed_a_barrier(result, call));
   CHECK(true_skew(result, 120) > 150e-6);
@@ -334,8 +344,7 @@ TEST_CASE("the slack adapts: a slack far too small grows, far too large shrinks"
   SECTION("from 1 ns") {
     scenario.slack = 1e-9;
     scenario.slack_min = 1e-9;
-    sim::SimWorld world(spec(scenario));
-    const Run result = run(scenario, world);
+    const Run result = run(scenario);
     const auto comm = merged(result);
     INFO("final slack " << comm.summary.slack_final);
     // Without adaptation nearly every call would miss; a miss brings the
@@ -352,8 +361,7 @@ TEST_CASE("the slack adapts: a slack far too small grows, far too large shrinks"
     // calls need.
     scenario.calls = 10000;
     scenario.slack = 200e-6;
-    sim::SimWorld world(spec(scenario));
-    const Run result = run(scenario, world);
+    const Run result = run(scenario);
     const auto comm = merged(result);
     INFO("final slack " << comm.summary.slack_final);
     CHECK(comm.summary.slack_final < 50e-6);
@@ -390,30 +398,28 @@ TEST_CASE("resyncs come on expiry (the ramp), not after a miss the clock cannot 
     // (preempted for the slack and ~100 ns more), as a clock running ahead
     // would make it: the clock may be at fault.
     scenario.preemptions = {{1, 600, 2, 20.1e-6}, {1, 601, 2, 20.1e-6}, {1, 602, 2, 20.1e-6}};
-    sim::SimWorld world(spec(scenario));
-    const Run result = run(scenario, world);
+    const Run result = run(scenario);
     for (int call : {600, 601, 602})
       CHECK(result.calls[1][static_cast<std::size_t>(call)].flag == 0);
     CHECK(resynced_during(result, 603));
     CHECK(result.resynced_at.size() == 5);
   }
+  // Process 1 misses `call` by 480 us (descheduled for 500 us): flagged, and
+  // no resync follows.
+  const auto one_late_miss = [&scenario](std::size_t call) {
+    scenario.preemptions = {{1, static_cast<int>(call), 2, 500e-6}};
+    const Run result = run(scenario);
+    CHECK(result.calls[1][call].flag == 0);
+    CHECK(!resynced_during(result, call + 1));
+    CHECK(result.resynced_at.size() == 4);
+  };
   SECTION("a miss by 480 us, 300 ms after the last sync, does not") {
     // Paper 000 resyncs after every miss; two clocks within their error
     // bounds cannot make a process miss by 480 us: a descheduled process can.
-    scenario.preemptions = {{1, 600, 2, 500e-6}};
-    sim::SimWorld world(spec(scenario));
-    const Run result = run(scenario, world);
-    CHECK(result.calls[1][600].flag == 0);
-    CHECK(!resynced_during(result, 601));
-    CHECK(result.resynced_at.size() == 4);
+    one_late_miss(600);
   }
   SECTION("a miss 5 ms after a sync does not") {
-    scenario.preemptions = {{1, 356, 2, 500e-6}};
-    sim::SimWorld world(spec(scenario));
-    const Run result = run(scenario, world);
-    CHECK(result.calls[1][356].flag == 0);
-    CHECK(!resynced_during(result, 357));
-    CHECK(result.resynced_at.size() == 4);
+    one_late_miss(356);
   }
 }
 
@@ -466,12 +472,7 @@ TEST_CASE("an arrival pattern is what the processes leave with, within the clock
 
 TEST_CASE("a delayed process that missed the deadline still leaves on the pattern",
           "[protocol][sim][arrival]") {
-  Scenario scenario;
-  scenario.processes = 3;
-  scenario.calls = 200;
-  scenario.slack = 5e-6;
-  scenario.slack_min = 5e-6;
-  scenario.slack_max = 5e-6;
+  Scenario scenario = fixed_slack(3, 200, 5e-6);
   harmonize::ArrivalPattern pattern;
   pattern.kind = harmonize::ArrivalKind::rank;
   pattern.late = {2};

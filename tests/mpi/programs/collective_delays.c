@@ -25,15 +25,14 @@ static const double* stamp_of(const double* all, int n, int p, int i, int op) {
 int main(int argc, char** argv) {
   int rank, size;
   start_world(&argc, &argv, &rank, &size);
-  const int n = int_arg(argc, argv, 1, 100);
-  const double delay = double_arg(argc, argv, 2, 100) * 1e-6;
-  const int delayed = int_arg(argc, argv, 3, 1);
+  const struct delayed_calls calls = delayed_calls_of(argc, argv);
+  const int n = calls.n;
   double* mine = malloc(sizeof(double) * (size_t)n * ops * 2);
   char bytes[1024] = {0};
   for (int i = 0; i < n; ++i) {
     double value = rank, sum = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == delayed) spin(delay);
+    if (rank == calls.delayed) spin(calls.delay);
     double* s = mine + (size_t)i * ops * 2;
     s[0] = truth();
     MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);

@@ -42,9 +42,8 @@ static void print_truth(const char* name, const double* all, int size, int n, in
 int main(int argc, char** argv) {
   int rank, size;
   start_world(&argc, &argv, &rank, &size);
-  const int n = int_arg(argc, argv, 1, 100);
-  const double delay = double_arg(argc, argv, 2, 100) * 1e-6;
-  const int delayed = int_arg(argc, argv, 3, 1);
+  const struct delayed_calls calls = delayed_calls_of(argc, argv);
+  const int n = calls.n;
   const double work = double_arg(argc, argv, 4, 50) * 1e-6;
   double* mine = malloc(sizeof(double) * (size_t)n * ops * stamps);
   char bytes[1024] = {0};
@@ -52,7 +51,7 @@ int main(int argc, char** argv) {
     double value = rank, sum = 0;
     MPI_Request request;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == delayed) spin(delay);
+    if (rank == calls.delayed) spin(calls.delay);
     double* s = mine + (size_t)i * ops * stamps;
     s[0] = truth();
     MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);

@@ -31,6 +31,20 @@ static inline double median(double* values, int n) {
   return values[n / 2];
 }
 
+/* "N D_us R ...": N calls, before each of which rank R waits D microseconds
+ * (defaults 100, 100, 1). */
+struct delayed_calls {
+  int n;
+  double delay; /* seconds */
+  int delayed;
+};
+static inline struct delayed_calls delayed_calls_of(int argc, char** argv) {
+  struct delayed_calls calls = {argc > 1 ? atoi(argv[1]) : 100,
+                                (argc > 2 ? atof(argv[2]) : 100) * 1e-6,
+                                argc > 3 ? atoi(argv[3]) : 1};
+  return calls;
+}
+
 /* Of n calls, stamped by every process of `size`: the medians of the true
  * arrival skew (last entry - first entry) and of t_global (last exit - first
  * entry, paper 002 eq. 4). `stamp(all, p, i)` is process p's stamps of call
