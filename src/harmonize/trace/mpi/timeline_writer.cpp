@@ -253,7 +253,13 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
   const std::string path = report::expand_report_path(
       policy_.trace, report::report_job_id(static_cast<int>(getpid())), host_name);
   info_ = report::TraceInfo{{}, window, dropped_total, {}};
-  if (json) write_json(path, text + file_tail(window, world_size_, dropped_total));
+  if (json) {
+    // Every part is copied out (the text, the decoded locations): the bytes
+    // they were views into go before the file's text grows its tail.
+    std::string().swap(subtree);
+    text += file_tail(window, world_size_, dropped_total);
+    write_json(path, text);
+  }
   if (otf2) write_otf2(json ? info_->file : path, json, locations, not_nested_total);
 }
 
