@@ -18,13 +18,14 @@ import re
 
 import pytest
 
-from conftest import PROGRAMS, run_mpi, world_of
+from conftest import PROGRAMS, rerun_until, run_mpi, world_of
 
 CALLS = 600
 
 
 def long_work_run(tmp_path, kind, microseconds, extra=None):
-    path = tmp_path / f"{kind}{microseconds}.json"
+    # A fresh name per run: a report is never overwritten.
+    path = tmp_path / f"{kind}{microseconds}-{len(list(tmp_path.glob(f'{kind}{microseconds}-*.json')))}.json"
     env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": path, **(extra or {})}
     run = run_mpi(2, [PROGRAMS / "barrier_work", str(CALLS), kind, str(microseconds)], env=env,
                   timeout=300, check=True)
@@ -52,10 +53,18 @@ def test_misses_after_long_work_are_blamed_on_the_work(tmp_path):
     # A slack capped far below what the calls need after 1 ms of sleep: every
     # call misses by microseconds, and the warning must name the program's
     # time between barriers and the needs, not descheduling.
-    flagged, world, run = long_work_run(tmp_path, "sleep", 1000,
-                                        {"HARMONIZE_SLACK_MAX": "200ns"})
+    # Beside a CPU hog and another job (load 5 on 2 cores) the misses were
+    # once late by the scheduler's tick, not microseconds, and the warning
+    # rightly blamed the load: such a burst is run again, a library that
+    # never names the work fails every run.
+    def warning_of(outcome):
+        return next((line for line in outcome[2].stderr.splitlines() if "harmonize: warning:" in line), "")
+
+    flagged, world, run = rerun_until(
+        lambda: long_work_run(tmp_path, "sleep", 1000, {"HARMONIZE_SLACK_MAX": "200ns"}),
+        lambda outcome: "compete for the cores" not in warning_of(outcome))
     assert flagged > 0.5, (flagged, world["need"])
-    warning = next(line for line in run.stderr.splitlines() if "harmonize: warning:" in line)
+    warning = warning_of((flagged, world, run))
     assert "the program's own time between barriers (median " in warning, warning
     assert "needs p50 " in warning, warning
     assert "HARMONIZE_SLACK_MIN=" in warning, warning

@@ -243,9 +243,7 @@ Scenario fixed_slack(int processes, int calls, double slack) {
   Scenario scenario;
   scenario.processes = processes;
   scenario.calls = calls;
-  scenario.slack = slack;
-  scenario.slack_min = slack;
-  scenario.slack_max = slack;
+  scenario.slack = scenario.slack_min = scenario.slack_max = slack;
   return scenario;
 }
 
