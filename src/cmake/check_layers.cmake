@@ -17,7 +17,8 @@ set(allowed_harmonize/logic "harmonize/logic;report")
 set(allowed_harmonize/feature "harmonize/feature;harmonize/protocol;harmonize/logic;harmonize/trace;sync;clock;config;report")
 set(allowed_harmonize/arrival "harmonize/arrival;config;report")
 set(allowed_harmonize/arrival/mpi "harmonize/arrival/mpi;harmonize/arrival;harmonize/feature;config;report")
-set(allowed_harmonize/interleave "harmonize/interleave")
+set(allowed_harmonize/interleave "harmonize/interleave;report")
+set(allowed_harmonize/interleave/mpi "harmonize/interleave/mpi;harmonize/interleave;harmonize/feature;harmonize/logic;sync;sync/mpi;config;report")
 set(allowed_harmonize/threads "harmonize/threads;harmonize/feature;harmonize/logic;report")
 set(allowed_harmonize/trace "harmonize/trace;clock")
 set(allowed_harmonize/trace/mpi "harmonize/trace/mpi;harmonize/trace;harmonize/feature;harmonize/protocol;sync;sync/mpi;clock;config;report")
@@ -29,7 +30,7 @@ set(allowed_harmonize/protocol "harmonize/protocol;harmonize/logic;harmonize/arr
 # clocks made), session/ (dispatch, communicators, the report); the root keeps
 # the lifecycle the shim calls and the session's interface.
 set(allowed_harmonize/startup "harmonize/startup;sync;sync/mpi;clock;config;report")
-set(allowed_harmonize/session "harmonize/session;harmonize/startup;harmonize;harmonize/feature;harmonize/threads;harmonize/arrival/mpi;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/trace/mpi;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
+set(allowed_harmonize/session "harmonize/session;harmonize/startup;harmonize;harmonize/feature;harmonize/threads;harmonize/arrival/mpi;harmonize/interleave/mpi;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/trace/mpi;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
 set(allowed_harmonize "harmonize;harmonize/startup;harmonize/logic;harmonize/protocol;harmonize/arrival;harmonize/trace;harmonize/trace/mpi;harmonize/collectives;harmonize/collectives/mpi;sync;sync/mpi;clock;config;report")
 set(allowed_shim "shim;harmonize;harmonize/collectives;harmonize/collectives/mpi")
 # The tools measure with the library's parts, never through its entry points.
@@ -38,7 +39,7 @@ set(allowed_tools "tools;tools/common;harmonize/startup;harmonize/logic;sync;syn
 
 set(violations "")
 foreach(layer clock config report sync sync/mpi harmonize/logic harmonize/feature harmonize/arrival harmonize/arrival/mpi
-              harmonize/threads harmonize/interleave harmonize/trace
+              harmonize/threads harmonize/interleave harmonize/interleave/mpi harmonize/trace
               harmonize/trace/mpi harmonize/collectives harmonize/collectives/mpi harmonize/protocol harmonize/startup
               harmonize/session harmonize shim
               tools/common tools)

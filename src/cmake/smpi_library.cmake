@@ -3,7 +3,7 @@
 # Every layer gets HARMONIZE_SMPI defined: the few places that differ in
 # simulation (time sources, the spin until a deadline) check it.
 foreach(layer harmonize_config harmonize_report harmonize_clock harmonize_sync harmonize_sync_mpi
-              harmonize_logic harmonize_arrival harmonize_arrival_mpi harmonize_interleave harmonize_trace harmonize_trace_mpi harmonize_collectives
+              harmonize_logic harmonize_arrival harmonize_arrival_mpi harmonize_interleave harmonize_interleave_mpi harmonize_trace harmonize_trace_mpi harmonize_collectives
               harmonize_collectives_mpi
               harmonize_protocol harmonize_core)
   target_compile_definitions(${layer} PUBLIC ${HARMONIZE_SMPI_DEFINITIONS})
@@ -20,7 +20,7 @@ target_include_directories(harmonize PUBLIC ${PROJECT_SOURCE_DIR}/include)
 # elsewhere with smpicc (docs/scaling.md):
 #   smpicc bench.c -Wl,--whole-archive libharmonize-smpi.a -Wl,--no-whole-archive -lstdc++
 set(smpi_layers harmonize harmonize_core harmonize_protocol harmonize_collectives_mpi
-                harmonize_collectives harmonize_trace_mpi harmonize_trace harmonize_arrival_mpi harmonize_arrival harmonize_interleave harmonize_logic
+                harmonize_collectives harmonize_trace_mpi harmonize_trace harmonize_arrival_mpi harmonize_arrival harmonize_interleave_mpi harmonize_interleave harmonize_logic
                 harmonize_sync_mpi
                 harmonize_sync harmonize_clock harmonize_report harmonize_config)
 set(mri ${CMAKE_CURRENT_BINARY_DIR}/harmonize-smpi.mri)

@@ -191,6 +191,21 @@ std::string Arrival::accepted(const Variable&) {
   return std::string(kArrivalSyntax);
 }
 
+using Interleave = KindRow<Kind::interleave>;
+std::string Interleave::problem(const Variable& v, std::string_view value) {
+  std::string why;
+  if (parse_interleave(value, why)) return {};
+  return " is not valid: " + why + "; expected " + accepted(v);
+}
+std::string Interleave::canonical(std::string_view value) {
+  std::string why;
+  const auto sides = parse_interleave(value, why);
+  return sides ? interleave_text(*sides) : std::string(value);
+}
+std::string Interleave::accepted(const Variable&) {
+  return std::string(kInterleaveSyntax);
+}
+
 using Window = KindRow<Kind::window>;
 std::string Window::problem(const Variable& v, std::string_view value) {
   std::string why;
@@ -226,8 +241,8 @@ constexpr std::array kRows{
     row<Kind::number>(), row<Kind::integer>(),     row<Kind::flag>(),
     row<Kind::ppm>(),    row<Kind::percent>(),     row<Kind::text>(),
     row<Kind::report>(), row<Kind::collectives>(), row<Kind::arrival>(),
-    row<Kind::window>()};
-static_assert(kRows.size() == static_cast<std::size_t>(Kind::window) + 1,
+    row<Kind::window>(), row<Kind::interleave>()};
+static_assert(kRows.size() == static_cast<std::size_t>(Kind::interleave) + 1,
               "every Kind has a row, in Kind's order");
 
 const RowFunctions& row_of(Kind kind) {

@@ -15,6 +15,7 @@
 #include "common/collective_kind.hpp"
 #include "config/arrival.hpp"
 #include "config/collective_set.hpp"
+#include "config/interleave.hpp"
 #include "config/trace_window.hpp"
 #include "config/values.hpp"
 #include "config/variables.hpp"
@@ -73,6 +74,10 @@ HARMONIZE_KIND_ROW(arrival, (std::is_same_v<T, ArrivalPattern>), [&] {
 HARMONIZE_KIND_ROW(window, (std::is_same_v<T, TraceWindow>), [&] {
   std::string why;
   return *parse_trace_window(value, why);
+}())
+HARMONIZE_KIND_ROW(interleave, (std::is_same_v<T, InterleaveSides>), [&] {
+  std::string why;
+  return *parse_interleave(value, why);
 }())
 
 #undef HARMONIZE_KIND_ROW

@@ -59,6 +59,22 @@ void check_combinations(PolicyResult& result) {
                             "barriers (the mode is " +
                             result.effective["HARMONIZE_MODE"] + ")");
   }
+  if (!p.interleave.sides.empty() && p.mode != Mode::harmonize) {
+    result.errors.push_back(shown("HARMONIZE_INTERLEAVE") +
+                            " needs HARMONIZE_MODE=harmonize: its sides switch the barrier "
+                            "between native and harmonized, on the clock mode harmonize builds "
+                            "(the mode is " +
+                            result.effective["HARMONIZE_MODE"] + ")");
+  }
+  if (!p.interleave.sides.empty() && p.alternate) {
+    result.errors.push_back(shown("HARMONIZE_INTERLEAVE") + " and " + shown("HARMONIZE_ALTERNATE") +
+                            " both choose how each barrier runs: set one of them");
+  }
+  if (!p.interleave.sides.empty() && p.collectives == kNoCollectives) {
+    result.errors.push_back(shown("HARMONIZE_INTERLEAVE") +
+                            " compares the timed collectives after each side's barriers: "
+                            "HARMONIZE_COLLECTIVES=none times none");
+  }
   if (p.trace != "none" && p.mode == Mode::off) {
     result.errors.push_back(shown("HARMONIZE_TRACE") +
                             " needs HARMONIZE_MODE observe or harmonize: mode off measures "

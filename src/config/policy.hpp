@@ -17,6 +17,7 @@
 #include "common/collective_kind.hpp"
 #include "common/named_enum.hpp"
 #include "common/trace_window.hpp"
+#include "config/interleave.hpp"
 
 namespace harmonize::config {
 
@@ -75,13 +76,16 @@ struct Policy {
   std::uint64_t test_clock_seed{};
   TestClockScope test_clock_scope{};
   int test_node_size{};
-  CollectiveSet collectives{};  // timed in modes observe and harmonize
-  ArrivalPattern arrival;       // mode harmonize; a file's delays read by build_policy
-  bool alternate{};             // mode harmonize: every second barrier native, timed
-  WtimeScope wtime{};           // modes observe and harmonize: MPI_Wtime on the global clock
-  std::string trace;            // timeline file template; "none": no timeline
-  TraceWindow trace_window;     // which calls of each communicator it keeps
-  TraceFormat trace_format{};   // and in which format(s)
+  CollectiveSet collectives{};      // timed in modes observe and harmonize
+  ArrivalPattern arrival;           // mode harmonize; a file's delays read by build_policy
+  bool alternate{};                 // mode harmonize: every second barrier native, timed
+  InterleaveSides interleave;       // mode harmonize: the sides alternated barrier by barrier
+  int interleave_run{};             // barriers of one side in a row
+  std::uint64_t interleave_seed{};  // 0: drawn at MPI_Init
+  WtimeScope wtime{};               // modes observe and harmonize: MPI_Wtime on the global clock
+  std::string trace;                // timeline file template; "none": no timeline
+  TraceWindow trace_window;         // which calls of each communicator it keeps
+  TraceFormat trace_format{};       // and in which format(s)
 
   bool test_clock_active() const { return test_clock_offset > 0 || test_clock_drift > 0; }
   bool needs_clock() const { return mode != Mode::off; }

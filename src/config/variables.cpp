@@ -106,6 +106,23 @@ constexpr std::array kVariables{
         "before it, which imposes the arrival pattern: the barrier's own tolerance to late "
         "arrivals with osu_barrier or IMB Barrier (their averages then mix both kinds; read "
         "the report), see docs/arrival.md"),
+    value<Kind::interleave, &Policy::interleave>(
+        "HARMONIZE_INTERLEAVE", "none", 0, 0,
+        "mode harmonize: the sides of a comparison inside one run, e.g. 'A B' (native barrier "
+        "against harmonized): each MPI_Barrier of a communicator runs one side's barrier, "
+        "chosen by a schedule every rank computes alike (randomised blocks, "
+        "HARMONIZE_INTERLEAVE_RUN), and the first timed collective after it is that side's; "
+        "the report's \"interleave\" pairs the sides block by block (the median difference of "
+        "t_global and of the slowest member's time, each with a sign-test interval, 5% "
+        "family-wise); see docs/interleave.md"),
+    value<Kind::integer, &Policy::interleave_run>(
+        "HARMONIZE_INTERLEAVE_RUN", "1", 1, 1024,
+        "HARMONIZE_INTERLEAVE: barriers of one side in a row; a block is sides x run barriers "
+        "in a random order of the sides"),
+    value<Kind::integer, &Policy::interleave_seed>(
+        "HARMONIZE_INTERLEAVE_SEED", "0", 0, 4294967295.0,
+        "HARMONIZE_INTERLEAVE: the schedule's seed; 0: drawn by world rank 0 at MPI_Init (the "
+        "report names it, to repeat a run's order)"),
     value<Kind::duration_or_auto, &Policy::slack>(
         "HARMONIZE_SLACK", "auto", 1e-9, 10.0,
         "initial slack between the last process entering and the deadline; auto: twice the 90th "

@@ -27,6 +27,7 @@ enum class Kind {
   collectives,       // "all", "none" or a comma-separated list of collective names
   arrival,           // an arrival pattern (config/arrival.hpp)
   window,            // a trace window (config/trace_window.hpp)
+  interleave,        // "none" or the sides of an interleaved comparison (config/interleave.hpp)
 };
 
 struct Variable {

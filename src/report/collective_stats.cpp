@@ -125,21 +125,22 @@ std::optional<CollectiveTable> CollectiveTable::read_from(std::span<const double
 
 void CallMaxima::write(double* out) const {
   const double fields[kFields] = {
-      operation, bytes, root, entry, exit, invalid, clock_error_bound, undelayed_entry, incomplete};
+      operation,         bytes,           root,       entry, exit,       invalid,
+      clock_error_bound, undelayed_entry, incomplete, local, interleaved};
   std::copy(fields, fields + kFields, out);
 }
 
 CallMaxima CallMaxima::read(const double* in) {
-  return {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]};
+  return {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10]};
 }
 
 void CallMinima::write(double* out) const {
-  const double fields[kFields] = {operation, entry, undelayed_entry};
+  const double fields[kFields] = {operation, entry, undelayed_entry, interleaved};
   std::copy(fields, fields + kFields, out);
 }
 
 CallMinima CallMinima::read(const double* in) {
-  return {in[0], in[1], in[2]};
+  return {in[0], in[1], in[2], in[3]};
 }
 
 std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<const double> minima,
@@ -164,6 +165,9 @@ std::vector<MatchedCall> match_calls(std::span<const double> maxima, std::span<c
     call.valid = hi.invalid == 0;
     call.clock_error_bound = hi.clock_error_bound;
     call.arrival_error = hi.undelayed_entry - lo.undelayed_entry;
+    call.local_max = hi.local;
+    call.interleaved =
+        hi.interleaved == lo.interleaved ? static_cast<std::uint32_t>(hi.interleaved) : 0;
     calls.push_back(call);
   }
   return calls;

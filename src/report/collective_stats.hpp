@@ -30,9 +30,13 @@ struct MatchedCall {
   // barrier (HARMONIZE_ARRIVAL): how far the arrivals were from the pattern
   // the barrier imposed (the arrival skew when it imposed none).
   double arrival_error = 0;
+  double local_max = 0;  // the longest member's own time in the call (IMB's t_max)
   // Preceded by a harmonized barrier every member left in time, with no
   // other collective in between (paper 000, Listing 1).
   bool valid = false;
+  // HARMONIZE_INTERLEAVE: the tag of the barrier before it, the same on
+  // every member (TimedCall::interleaved); 0 when none or they differ.
+  std::uint32_t interleaved = 0;
 };
 
 struct CollectiveStats {
@@ -105,7 +109,9 @@ struct CallMaxima {
   // 1: not complete on this member (a non-blocking call freed, cancelled or
   // still open; collectives/collective_timer.hpp): not matched on any.
   double incomplete = 0;
-  static constexpr std::size_t kFields = 9;
+  double local = 0;        // this member's exit - entry
+  double interleaved = 0;  // TimedCall::interleaved
+  static constexpr std::size_t kFields = 11;
   void write(double* out) const;
   static CallMaxima read(const double* in);
 };
@@ -113,7 +119,8 @@ struct CallMinima {
   double operation = 0;
   double entry = 0;
   double undelayed_entry = 0;
-  static constexpr std::size_t kFields = 3;
+  double interleaved = 0;  // with the maxima's: whether every member had the same tag
+  static constexpr std::size_t kFields = 4;
   void write(double* out) const;
   static CallMinima read(const double* in);
 };

@@ -106,6 +106,36 @@ struct TraceInfo {
   std::string otf2;  // HARMONIZE_TRACE_FORMAT otf2 or both: the archive's anchor file
 };
 
+// HARMONIZE_INTERLEAVE: a side against the baseline (the first side) on one
+// communicator, key and figure, paired block by block.
+struct InterleaveComparison {
+  std::string communicator;
+  int size = 0;
+  std::string operation;
+  std::uint64_t bytes = 0;
+  int root = -1;
+  std::string figure;  // t_global or local_max
+  std::string side;
+  std::uint64_t blocks = 0;  // blocks with calls of both sides: the sample
+  std::uint64_t calls = 0, baseline_calls = 0;
+  double median = 0, baseline_median = 0;  // seconds, over the run
+  // The median of the blocks' differences (side less baseline) and its
+  // interval at the per-comparison level; none when too few blocks.
+  double delta = 0;
+  std::optional<double> low, high;
+  bool decided = false;  // the interval excludes 0
+};
+
+struct InterleaveInfo {
+  std::vector<std::string> sides;  // as HARMONIZE_INTERLEAVE's canonical text names them
+  int run = 1;
+  std::uint64_t seed = 0;
+  double family_level = 0.05;  // the chance that any comparison decides when no side differs
+  double level_each = 0.05;    // family_level / comparisons (Bonferroni)
+  std::vector<InterleaveComparison> comparisons;
+  std::uint64_t decided = 0;
+};
+
 struct JobReport {
   int version = 1;
   std::string mode;  // off, observe, harmonize
@@ -120,7 +150,8 @@ struct JobReport {
   std::optional<ThreadsInfo> concurrent_harmonized_barriers;  // JSON null when unknown
   // The processes whose records the merge at MPI_Finalize lost, and why.
   std::vector<std::string> missing_records;
-  std::optional<TraceInfo> trace;  // no key without HARMONIZE_TRACE
+  std::optional<TraceInfo> trace;            // no key without HARMONIZE_TRACE
+  std::optional<InterleaveInfo> interleave;  // no key without HARMONIZE_INTERLEAVE
   // Where the JSON file ended up (after write_report_file) for the summary
   // line; not part of the JSON itself. Empty when no file was written.
   std::string report_file;

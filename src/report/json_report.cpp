@@ -208,6 +208,36 @@ json to_json(const Totals& t) {
               {"wait", to_json(t.wait)}};
 }
 
+json to_json(const InterleaveInfo& info) {
+  json comparisons = json::array();
+  for (const InterleaveComparison& c : info.comparisons) {
+    comparisons.push_back({{"communicator", c.communicator},
+                           {"size", c.size},
+                           {"operation", c.operation},
+                           {"bytes", c.bytes},
+                           {"root", c.root},
+                           {"figure", c.figure},
+                           {"side", c.side},
+                           {"baseline", info.sides.empty() ? json() : json(info.sides[0])},
+                           {"blocks", c.blocks},
+                           {"calls", c.calls},
+                           {"baseline_calls", c.baseline_calls},
+                           {"median", c.median},
+                           {"baseline_median", c.baseline_median},
+                           {"delta", c.delta},
+                           {"delta_low", c.low ? json(*c.low) : json()},
+                           {"delta_high", c.high ? json(*c.high) : json()},
+                           {"decided", c.decided}});
+  }
+  return {{"sides", info.sides},
+          {"run", info.run},
+          {"seed", info.seed},
+          {"family_level", info.family_level},
+          {"level_each", info.level_each},
+          {"decided", info.decided},
+          {"comparisons", comparisons}};
+}
+
 }  // namespace
 
 json to_json(const JobReport& r) {
@@ -245,6 +275,7 @@ json to_json(const JobReport& r) {
                     {"window", r.trace->window},
                     {"dropped_events", r.trace->dropped_events}};
   if (r.trace && !r.trace->otf2.empty()) out["trace"]["otf2"] = r.trace->otf2;
+  if (r.interleave) out["interleave"] = to_json(*r.interleave);
   return out;
 }
 

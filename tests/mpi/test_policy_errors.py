@@ -40,6 +40,11 @@ CASES = [
      "HARMONIZE_ARRIVAL='rank:0:1us' needs HARMONIZE_MODE=harmonize"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_ALTERNATE": "1"},
      "HARMONIZE_ALTERNATE='1' needs HARMONIZE_MODE=harmonize"),
+    ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_INTERLEAVE": "A late:ARRIVAL=rank:0:1us"},
+     "HARMONIZE_INTERLEAVE='A late:ARRIVAL=rank:0:1us' is not valid: side 'late': 'ARRIVAL' "
+     "cannot be switched per call"),
+    ({"HARMONIZE_MODE": "observe", "HARMONIZE_INTERLEAVE": "A B"},
+     "HARMONIZE_INTERLEAVE='A B' needs HARMONIZE_MODE=harmonize"),
     ({"HARMONIZE_WTIME": "global"},
      "HARMONIZE_WTIME='global' needs HARMONIZE_MODE observe or harmonize"),
     # Known only once the job is: checked in MPI_Init, stopped all the same.

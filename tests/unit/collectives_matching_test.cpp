@@ -38,10 +38,10 @@ TimedCall call(Collective operation, std::uint64_t bytes, std::int32_t root, dou
           .exit = exit,
           .bytes = bytes,
           .comm = kComm,
+          .delay = delay,
           .root = root,
           .operation = operation,
-          .after_barrier = after_barrier,
-          .delay = delay};
+          .after_barrier = after_barrier};
 }
 
 // One member: its local clock reads global time + `offset`, within `bound`

@@ -22,16 +22,18 @@ using harmonize::config::testing::only_error_of;
 
 namespace {
 
-// What a value needs beside it to be valid: an arrival pattern, the mode
-// that applies it; the global MPI_Wtime and the timeline, a mode with a
-// global clock.
+// What a value needs beside it to be valid: an arrival pattern or
+// interleaved sides, the mode that applies them; the global MPI_Wtime and the timeline, a mode with
+// a global clock.
 Environment with_requirements(Environment environment) {
   const auto arrival = environment.find("HARMONIZE_ARRIVAL");
   const auto alternate = environment.find("HARMONIZE_ALTERNATE");
   const auto wtime = environment.find("HARMONIZE_WTIME");
   const auto trace = environment.find("HARMONIZE_TRACE");
+  const auto interleave = environment.find("HARMONIZE_INTERLEAVE");
   if ((arrival != environment.end() && arrival->second != "none") ||
-      (alternate != environment.end() && alternate->second == "1"))
+      (alternate != environment.end() && alternate->second == "1") ||
+      (interleave != environment.end() && interleave->second != "none"))
     environment["HARMONIZE_MODE"] = "harmonize";
   else if ((wtime != environment.end() && wtime->second == "global") ||
            (trace != environment.end() && trace->second != "none"))
@@ -80,6 +82,8 @@ std::string other_value(const Variable& v) {
       return v.default_value == "none" ? "rank:0:10us" : "none";
     case Kind::window:
       return v.default_value == "all" ? "10:20" : "all";
+    case Kind::interleave:
+      return v.default_value == "none" ? "A B" : "none";
   }
   FAIL("no other value for " << v.name);
   return "";
@@ -119,13 +123,20 @@ TEST_CASE("each entry writes a field of its own", "[config]") {
   // (the later write wins); two fields: differs from either.
   const auto needs = [](const Variable* a, const Variable* b) {
     return (a->name == "HARMONIZE_ARRIVAL" || a->name == "HARMONIZE_ALTERNATE" ||
-            a->name == "HARMONIZE_WTIME" || a->name == "HARMONIZE_TRACE") &&
+            a->name == "HARMONIZE_WTIME" || a->name == "HARMONIZE_TRACE" ||
+            a->name == "HARMONIZE_INTERLEAVE") &&
            b->name == "HARMONIZE_MODE";
+  };
+  // Pairs the policy refuses together (each test of its own says why).
+  const auto excludes = [](const Variable* a, const Variable* b) {
+    return a->name == "HARMONIZE_INTERLEAVE" &&
+           (b->name == "HARMONIZE_ALTERNATE" || b->name == "HARMONIZE_COLLECTIVES");
   };
   for (std::size_t i = 0; i < bound.size(); ++i) {
     for (std::size_t j = i + 1; j < bound.size(); ++j) {
       // The pattern alone already sets the mode it needs.
       if (needs(bound[i], bound[j]) || needs(bound[j], bound[i])) continue;
+      if (excludes(bound[i], bound[j]) || excludes(bound[j], bound[i])) continue;
       INFO(bound[i]->name << " and " << bound[j]->name);
       const Policy both = built({{std::string(bound[i]->name), other_value(*bound[i])},
                                  {std::string(bound[j]->name), other_value(*bound[j])}});

@@ -12,12 +12,15 @@ TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the memb
   // at 10.000250 and 10.000260: the second member arrived 200 us late, of
   // which the barrier imposed 190 us (HARMONIZE_ARRIVAL): entries less
   // delays at 10.0 and 10.000010. Call 1: no delay.
+  // Call 0 follows barrier 5 of an interleaved comparison on both members;
+  // on call 1 they disagree (tags 7 and 6): no side.
   // maxima: [operation, bytes, root, entry, exit, invalid, bound, entry - delay,
-  // incomplete]
-  const std::vector<double> maxima = {0, 8,    -1, 10.000200, 10.000260, 0, 1e-6, 10.000010, 0,
-                                      2, 1024, 1,  11.000010, 11.000030, 1, 2e-6, 11.000010, 0};
-  // minima: [operation, entry, entry - delay]
-  const std::vector<double> minima = {0, 10.0, 10.0, 2, 11.0, 11.0};
+  // incomplete, local, tag]
+  const std::vector<double> maxima = {
+      0, 8,    -1, 10.000200, 10.000260, 0, 1e-6, 10.000010, 0, 250e-6, 5,
+      2, 1024, 1,  11.000010, 11.000030, 1, 2e-6, 11.000010, 0, 30e-6,  7};
+  // minima: [operation, entry, entry - delay, tag]
+  const std::vector<double> minima = {0, 10.0, 10.0, 5, 2, 11.0, 11.0, 6};
   bool mismatched = true;
   const std::vector<MatchedCall> calls = match_calls(maxima, minima, 2, mismatched);
   CHECK_FALSE(mismatched);
@@ -29,6 +32,9 @@ TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the memb
   CHECK(calls[0].valid);
   CHECK(calls[0].clock_error_bound == 1e-6);
   CHECK(calls[0].arrival_error == Approx(10e-6).epsilon(1e-9));
+  CHECK(calls[0].local_max == 250e-6);
+  CHECK(calls[0].interleaved == 5);
+  CHECK(calls[1].interleaved == 0);
   CHECK(calls[1].key == CollectiveKey{2, 1024, 1});
   CHECK(calls[1].arrival_skew == Approx(10e-6).epsilon(1e-9));
   CHECK(calls[1].arrival_error == calls[1].arrival_skew);
@@ -38,21 +44,23 @@ TEST_CASE("matched calls: arrival skew, t_global and t_all_present from the memb
 TEST_CASE("members that called different collectives end the matching there",
           "[report][collectives]") {
   // Call 1: one member was in an allreduce (0), another in a bcast (2).
-  const std::vector<double> maxima = {0, 8, -1, 1, 2, 0, 0, 1, 0, 2, 8, -1, 3, 4, 0, 0, 3, 0};
-  const std::vector<double> minima = {0, 1, 1, 0, 3, 3};
+  const std::vector<double> maxima = {0, 8, -1, 1, 2, 0, 0, 1, 0, 1, 0,
+                                      2, 8, -1, 3, 4, 0, 0, 3, 0, 1, 0};
+  const std::vector<double> minima = {0, 1, 1, 0, 0, 3, 3, 0};
   bool mismatched = false;
   CHECK(match_calls(maxima, minima, 2, mismatched).size() == 1);
   CHECK(mismatched);
-  static_assert(harmonize::report::CallMaxima::kFields == 9);
-  static_assert(harmonize::report::CallMinima::kFields == 3);
+  static_assert(harmonize::report::CallMaxima::kFields == 11);
+  static_assert(harmonize::report::CallMinima::kFields == 4);
 }
 
 TEST_CASE("a call incomplete on any member is left out of the matched calls",
           "[report][collectives]") {
   // Call 0 (an iallreduce) was freed before completion on one member; call
   // 1 completed everywhere.
-  const std::vector<double> maxima = {17, 8, -1, 1, 2, 0, 0, 1, 1, 17, 8, -1, 3, 4, 0, 0, 3, 0};
-  const std::vector<double> minima = {17, 1, 1, 17, 3, 3};
+  const std::vector<double> maxima = {17, 8, -1, 1, 2, 0, 0, 1, 1, 1, 0,
+                                      17, 8, -1, 3, 4, 0, 0, 3, 0, 1, 0};
+  const std::vector<double> minima = {17, 1, 1, 0, 17, 3, 3, 0};
   bool mismatched = true;
   const std::vector<MatchedCall> calls = match_calls(maxima, minima, 2, mismatched);
   CHECK_FALSE(mismatched);

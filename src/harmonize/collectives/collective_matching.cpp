@@ -45,15 +45,19 @@ std::uint64_t count_incomplete(const PendingCalls& pending, report::CommStats& s
 
 }  // namespace
 
-void match_alone(const PendingCalls& pending, report::CommStats& stats) {
+void match_alone(const PendingCalls& pending, report::CommStats& stats,
+                 std::vector<report::MatchedCall>* interleaved) {
   std::uint64_t matched_calls = 0;
   for (const TimedCall& call : pending.calls) {
     if (!is_complete(call.ending)) continue;
     report::MatchedCall matched;
     matched.key = {static_cast<int>(call.operation), call.bytes, call.root};
     matched.t_global = matched.t_all_present = call.exit - call.entry;
+    matched.local_max = matched.t_global;
     matched.valid = call.after_barrier;
+    matched.interleaved = call.interleaved;
     stats.collectives.add_matched(matched);
+    if (interleaved != nullptr && matched.interleaved != 0) interleaved->push_back(matched);
     stats.collectives.add_local(matched.key, matched.valid, matched.t_global, overlap_of(call));
     matched_calls += 1;
   }
@@ -89,7 +93,7 @@ void add_to_trace(trace::CommTrace& trace, const clock::GlobalClock& clock,
 
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
                        const PendingCalls& pending, report::CommStats& stats,
-                       trace::CommTrace* trace) {
+                       trace::CommTrace* trace, std::vector<report::MatchedCall>* interleaved) {
   if (trace != nullptr) add_to_trace(*trace, clock, pending);
   const bool root = members.rank() == 0;
   // Members keep the same number of calls unless one of them lost some (a
@@ -127,10 +131,15 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
                .invalid = call.after_barrier ? 0.0 : 1.0,
                .clock_error_bound = clock.error_bound_at(exit),
                .undelayed_entry = entry - call.delay,
-               .incomplete = is_complete(call.ending) ? 0.0 : 1.0}
+               .incomplete = is_complete(call.ending) ? 0.0 : 1.0,
+               .local = call.exit - call.entry,
+               .interleaved = static_cast<double>(call.interleaved)}
         .write(&maxima[i * CallMaxima::kFields]);
-    CallMinima{.operation = operation, .entry = entry, .undelayed_entry = entry - call.delay}.write(
-        &minima[i * CallMinima::kFields]);
+    CallMinima{.operation = operation,
+               .entry = entry,
+               .undelayed_entry = entry - call.delay,
+               .interleaved = static_cast<double>(call.interleaved)}
+        .write(&minima[i * CallMinima::kFields]);
   }
   std::vector<double> max_out(maxima.size()), min_out(root ? minima.size() : 0);
   members.all_reduce(maxima, max_out, sync::ReduceOp::max);
@@ -167,7 +176,10 @@ void match_collectives(sync::Collectives& members, const clock::GlobalClock& clo
   bool mismatched = false;
   const std::vector<report::MatchedCall> matched =
       report::match_calls(max_out, min_out, n, mismatched);
-  for (const report::MatchedCall& call : matched) stats.collectives.add_matched(call);
+  for (const report::MatchedCall& call : matched) {
+    stats.collectives.add_matched(call);
+    if (interleaved != nullptr && call.interleaved != 0) interleaved->push_back(call);
+  }
   unmatched(matched.size());
 }
 

@@ -3,6 +3,8 @@
 // (docs/collectives.md): collective over the communicator, called where a
 // program is not timing anything (the start of a barrier, MPI_Comm_free,
 // MPI_Finalize).
+#include <vector>
+
 #include "clock/global_clock.hpp"
 #include "harmonize/collectives/collective_timer.hpp"
 #include "harmonize/trace/events.hpp"
@@ -21,13 +23,17 @@ inline constexpr std::uint64_t kMatchBatch = 64;
 // adds its own time in each call and counts its calls left unmatched; rank
 // 0 of the communicator adds the cross-member figures. Throws what the
 // collectives throw (sync::MpiError on a user's communicator). With `trace`
-// (HARMONIZE_TRACE) every call this process kept joins its timeline.
+// (HARMONIZE_TRACE) every call this process kept joins its timeline. With
+// `interleaved` (HARMONIZE_INTERLEAVE), rank 0 appends there every matched
+// call that carries a side's tag.
 void match_collectives(sync::Collectives& members, const clock::GlobalClock& clock,
                        const PendingCalls& pending, report::CommStats& stats,
-                       trace::CommTrace* trace = nullptr);
+                       trace::CommTrace* trace = nullptr,
+                       std::vector<report::MatchedCall>* interleaved = nullptr);
 
 // The same for a communicator of one process (IMB's runs on one process,
 // MPI_COMM_SELF): no skew, t_global is the call's own time; no communication.
-void match_alone(const PendingCalls& pending, report::CommStats& stats);
+void match_alone(const PendingCalls& pending, report::CommStats& stats,
+                 std::vector<report::MatchedCall>* interleaved = nullptr);
 
 }  // namespace harmonize::collectives

@@ -17,7 +17,8 @@ void CollectiveTimer::add(TimedCall call) noexcept {
 void CollectiveTimer::add_locked(TimedCall& call) noexcept {
   call.after_barrier = token_ == call.comm && call.comm != null_;
   call.delay = call.after_barrier ? token_delay_ : 0.0;
-  token_ = null_;  // any collective in between spoils the barrier's pattern
+  call.interleaved = side_token_ == call.comm && call.comm != null_ ? side_tag_ : 0;
+  token_ = side_token_ = null_;  // any collective in between spoils the barrier's pattern
   if (buffer_.size() == kCapacity) {
     // Thousands of calls without a barrier: set them aside by communicator
     // (memory only, no communication), counted.
@@ -146,10 +147,13 @@ void CollectiveTimer::finish_locked(TimedCall& call, const clock::TickStamp::Pai
   call.slot = RequestIndex::kNone;
 }
 
-void CollectiveTimer::barrier_left(CommId comm, bool in_time, double delay) noexcept {
+void CollectiveTimer::barrier_left(CommId comm, bool in_time, double delay,
+                                   std::uint32_t interleaved) noexcept {
   lock();
   token_ = in_time ? comm : null_;
   token_delay_ = delay;
+  side_token_ = interleaved != 0 ? comm : null_;
+  side_tag_ = interleaved;
   unlock();
 }
 

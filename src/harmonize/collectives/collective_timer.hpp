@@ -58,18 +58,22 @@ struct TimedCall {
   double overlap = 0;
   std::uint64_t bytes = 0;  // this process's count x type size (see bytes_of in the shim)
   CommId comm{};
+  // Then: the delay this process left that barrier with (HARMONIZE_ARRIVAL).
+  double delay = 0;
   std::int32_t root = -1;
   Collective operation{};
   // The first collective after a harmonized barrier on the same
   // communicator that this process left in time.
   bool after_barrier = false;
-  // Then: the delay this process left that barrier with (HARMONIZE_ARRIVAL).
-  double delay = 0;
   // Called on an intercommunicator: counted where it was called, never
   // matched (its two groups are not one set of members to match over).
   bool inter = false;
   Ending ending = Ending::returned;
   std::uint32_t slot = RequestIndex::kNone;  // an open call's, in the timer
+  // HARMONIZE_INTERLEAVE: the first collective after a barrier on the same
+  // communicator carries that barrier's tag (its index there plus 1, which
+  // names its side and block); 0 for every other call.
+  std::uint32_t interleaved = 0;
 };
 
 // The calls of one communicator waiting to be matched.
@@ -100,7 +104,8 @@ class CollectiveTimer {
         concurrent_(concurrent),
         null_(null),
         last_pair_(stamp_.pair()),
-        token_(null) {
+        token_(null),
+        side_token_(null) {
     // Reserved, not filled: pages are touched only as calls come (a job of
     // barriers alone never does; 256 KB per process otherwise, which
     // thousands of simulated ranks in one process feel).
@@ -138,7 +143,9 @@ class CollectiveTimer {
   // A barrier on `comm` ended; `in_time`: harmonized, and this process left
   // at the deadline (plus `delay`, HARMONIZE_ARRIVAL). The next collective
   // learns it.
-  void barrier_left(CommId comm, bool in_time, double delay = 0) noexcept;
+  // `interleaved`: the barrier's tag (TimedCall::interleaved), 0 for none.
+  void barrier_left(CommId comm, bool in_time, double delay = 0,
+                    std::uint32_t interleaved = 0) noexcept;
 
   // Off the hot path (allocates; throws std::bad_alloc).
   // How many calls `comm` has seen since its last take().
@@ -192,6 +199,8 @@ class CollectiveTimer {
   std::vector<TimedCall> buffer_;
   CommId token_;  // the last barrier left in time, until a collective; else null_
   double token_delay_ = 0;
+  CommId side_token_;  // the last barrier with a tag, until a collective; else null_
+  std::uint32_t side_tag_ = 0;
   std::unordered_map<CommId, PendingCalls> pending_;
   std::uint64_t forgotten_ = 0;
   std::uint64_t forgotten_inter_ = 0;

@@ -4,11 +4,17 @@
 // timed calls are counted, and its timeline.
 #include <mpi.h>
 
+#include <vector>
+
 #include "clock/global_clock.hpp"
 #include "harmonize/logic/record_store.hpp"
 #include "harmonize/trace/events.hpp"
 #include "report/comm_stats.hpp"
 #include "sync/collectives.hpp"
+
+namespace harmonize::interleave {
+struct CommSides;  // HARMONIZE_INTERLEAVE's, for its feature alone
+}  // namespace harmonize::interleave
 
 namespace harmonize::feature {
 
@@ -21,6 +27,10 @@ struct CommView {
   const clock::GlobalClock* clock = nullptr;
   report::CommStats* timed = nullptr;  // where its matched calls are added
   trace::CommTrace* trace = nullptr;   // HARMONIZE_TRACE: its timeline, else null
+  // HARMONIZE_INTERLEAVE: where rank 0 keeps its matched calls that carry a
+  // side's tag, else null.
+  std::vector<report::MatchedCall>* interleaved = nullptr;
+  interleave::CommSides* sides = nullptr;  // and its schedule
 };
 
 }  // namespace harmonize::feature

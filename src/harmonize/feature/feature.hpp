@@ -52,6 +52,7 @@ struct CommSetup {
   int size = 1;
   const std::string& name;  // as the report names it
   protocol::ProtocolSettings& settings;
+  CommView& view;  // what a feature adds to it (the session fills the rest)
 };
 
 // An MPI_Barrier or MPIX_Harmonize about to run on `comm`.
@@ -62,6 +63,24 @@ struct BarrierEntry {
   CommView* view = nullptr;
   // HARMONIZE_ALTERNATE: this one is the native barrier under test.
   bool under_test = false;
+};
+
+// HARMONIZE_INTERLEAVE: the side a barrier runs, and with it the first timed
+// collective after it.
+struct BarrierSide {
+  // The barrier's index on its communicator plus 1 (mod 2^32, the same on
+  // every member), which names its side and block; 0: no side.
+  std::uint32_t tag = 0;
+  bool harmonized = true;  // else the native barrier, observed
+};
+
+// A barrier the library ran on `comm` ended.
+struct BarrierExit {
+  MPI_Comm comm;
+  // Harmonized, and left at its deadline (plus the arrival pattern's `delay`).
+  bool in_time = false;
+  double delay = 0;
+  std::uint32_t side_tag = 0;  // BarrierSide::tag
 };
 
 // The session's end, before the communicators' records are retired: every
@@ -93,6 +112,11 @@ class Feature {
 
   // A communicator's barrier is being made.
   virtual void comm_made(CommSetup&) {}
+  // Which side the `index`-th MPI_Barrier of `comm` runs (0-based, the same
+  // on every member); at most one feature chooses.
+  virtual std::optional<BarrierSide> barrier_side(const CommView&, std::uint64_t /*index*/) {
+    return std::nullopt;
+  }
   // Before a barrier's entry; may throw sync::MpiError (collective failures
   // on the user's communicator, already reported to the user's handler).
   virtual void barrier_entering(const BarrierEntry&) {}
@@ -103,9 +127,8 @@ class Feature {
   // Around the harmonized protocol of a barrier.
   virtual void harmonized_started() {}
   virtual void harmonized_ended() {}
-  // A harmonized barrier ended: `in_time` when left at its deadline (plus
-  // the arrival pattern's `delay`).
-  virtual void barrier_left(MPI_Comm, bool /*in_time*/, double /*delay*/) {}
+  // A barrier the library ran (harmonized or observed) ended.
+  virtual void barrier_left(const BarrierExit&) {}
   // MPI_Comm_free is about to free `comm` (collective over its members);
   // `view` is null when the communicator never had a barrier.
   virtual void comm_freeing(MPI_Comm, CommView* /*view*/) {}

@@ -26,7 +26,8 @@ struct CommState {
   logic::CommRecord passed_through;
   int last_flag = -1;  // of MPIX_Harmonize on a self or inter communicator
   // MPI_Barrier calls so far (the same on every member): HARMONIZE_ALTERNATE
-  // runs every second one natively.
+  // runs every second one natively, HARMONIZE_INTERLEAVE's schedule is
+  // indexed by it.
   std::uint64_t barriers = 0;
 
   // Intracommunicators of size > 1 only.

@@ -70,7 +70,7 @@ std::unique_ptr<CommState> Communicators::create_state(MPI_Comm comm) {
       clocks_.world(), comm == MPI_COMM_WORLD, policy_.resync_interval,
       [this, comm, key](clock::GlobalClock base) { return clocks_.group_sync(comm, key, base); });
   protocol::ProtocolSettings settings = barrier_settings(policy_, job_, clocks_, record.stats.name);
-  feature::CommSetup setup{comm, facts.rank, facts.size, record.stats.name, settings};
+  feature::CommSetup setup{comm, facts.rank, facts.size, record.stats.name, settings, view};
   each_feature(features_, [&setup](feature::Feature& feature) { feature.comm_made(setup); });
   view.members = state->members.get();
   view.clock = &state->clock->clock();

@@ -3,6 +3,7 @@
 #include "harmonize/session/features.hpp"
 #include "harmonize/arrival/mpi/arrival_feature.hpp"
 #include "harmonize/collectives/mpi/timed_collectives.hpp"
+#include "harmonize/interleave/mpi/interleave_feature.hpp"
 #include "harmonize/threads/thread_census.hpp"
 #include "harmonize/trace/mpi/timeline_writer.hpp"
 
@@ -14,6 +15,7 @@ Features make_features(const feature::JobContext& job) {
   constexpr Make kFeatures[] = {
       &collectives::TimedCollectives::make,  // HARMONIZE_COLLECTIVES
       &arrival::ArrivalFeature::make,        // HARMONIZE_ARRIVAL
+      &interleave::InterleaveFeature::make,  // HARMONIZE_INTERLEAVE
       &trace::TimelineWriter::make,          // HARMONIZE_TRACE
       &threads::ThreadCensus::make,          // MPI_THREAD_MULTIPLE
   };

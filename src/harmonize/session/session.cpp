@@ -100,13 +100,15 @@ int SessionImpl::barrier(MPI_Comm comm) {
   if (clocks_.notice().pending()) clocks_.notice().flush();
   try {
     CommState& state = comms_.state_for(comm);
-    return library_barrier(comm, state, policy().alternate && state.barriers++ % 2 == 1);
+    const std::uint64_t index = state.barriers++;
+    return library_barrier(comm, state, policy().alternate && index % 2 == 1, index);
   } catch (const sync::MpiError& error) {
     return error.status();
   }
 }
 
-int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_test) {
+int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_test,
+                                 std::uint64_t index) {
   each_feature([&](feature::Feature& feature) {
     feature.barrier_entering({.comm = comm, .view = &state.view, .under_test = under_test});
   });
@@ -114,6 +116,13 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
   if (!state.protocol) {
     state.passed_through.stats.calls += 1;
     return native();
+  }
+  feature::BarrierSide side;
+  for (const auto& feature : features_) {
+    if (const auto chosen = feature->barrier_side(state.view, index)) {
+      side = *chosen;
+      break;
+    }
   }
   // The native barrier may be what the program measures (osu_barrier): one
   // feature at most times it.
@@ -128,8 +137,17 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
     // one's exit pattern), timed like any collective.
     return measured(native);
   }
+  if (policy().mode == config::Mode::harmonize && side.tag != 0 && !side.harmonized) {
+    // HARMONIZE_INTERLEAVE's native side: the barrier the benchmark would
+    // have run, kept out of the harmonized barrier's records.
+    const int status = native();
+    each_feature([&](feature::Feature& feature) {
+      feature.barrier_left({.comm = comm, .side_tag = side.tag});
+    });
+    return status;
+  }
   if (policy().mode == config::Mode::harmonize) {
-    harmonized(comm, *state.protocol);
+    harmonized(comm, *state.protocol, side.tag);
     return MPI_SUCCESS;
   }
   return measured([&state] {
@@ -138,7 +156,8 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
   });
 }
 
-int SessionImpl::harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol) {
+int SessionImpl::harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol,
+                            std::uint32_t side_tag) {
   struct Told {  // the features hear of the end even when the protocol throws
     const SessionImpl& session;
     ~Told() {
@@ -152,7 +171,8 @@ int SessionImpl::harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol) 
     flag = protocol.harmonized();
   }
   each_feature([&](feature::Feature& feature) {
-    feature.barrier_left(comm, flag == 1, protocol.last_delay());
+    feature.barrier_left(
+        {.comm = comm, .in_time = flag == 1, .delay = protocol.last_delay(), .side_tag = side_tag});
   });
   return flag;
 }

@@ -37,9 +37,10 @@ class SessionImpl final : public Session {
   }
   void stop_on_error(const std::string& error);
   // The harmonized or observed barrier of a communicator the policy affects.
-  int library_barrier(MPI_Comm comm, CommState& state, bool under_test);
+  // `index`: the communicator's MPI_Barrier calls before this one.
+  int library_barrier(MPI_Comm comm, CommState& state, bool under_test, std::uint64_t index);
   // protocol.harmonized() on `comm`, the features told around it; its flag.
-  int harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol);
+  int harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol, std::uint32_t side_tag = 0);
   void write_report();
   // This process's part of the report (its records, host, clock fallback and
   // what the features add).

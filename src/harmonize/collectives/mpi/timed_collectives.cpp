@@ -81,10 +81,10 @@ void TimedCollectives::match(const feature::CommView& comm, bool all_left) {
   if (comm.members == nullptr && !alone) return;  // given up on: not matched
   if (!all_left && calls_seen(comm.user) < kMatchBatch) return;
   if (alone) {
-    match_alone(timer_.take(comm_id(comm.user)), *comm.timed);
+    match_alone(timer_.take(comm_id(comm.user)), *comm.timed, comm.interleaved);
   } else {
     match_collectives(*comm.members, *comm.clock, timer_.take(comm_id(comm.user)), *comm.timed,
-                      comm.trace);
+                      comm.trace, comm.interleaved);
   }
 }
 

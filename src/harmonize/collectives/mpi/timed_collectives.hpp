@@ -39,9 +39,10 @@ class TimedCollectives final : public feature::Feature {
   // The native barrier may be what the program measures (osu_barrier).
   bool measures_barrier() const override { return timer_.times(Collective::barrier); }
   int measure_barrier(MPI_Comm comm, const feature::BarrierBody& barrier) override;
-  // `in_time`: the calls until the next barrier are valid.
-  void barrier_left(MPI_Comm comm, bool in_time, double delay) override {
-    timer_.barrier_left(comm_id(comm), in_time, delay);
+  // In time: the calls until the next barrier are valid. A side's tag goes
+  // to the first call after it.
+  void barrier_left(const feature::BarrierExit& exit) override {
+    timer_.barrier_left(comm_id(exit.comm), exit.in_time, exit.delay, exit.side_tag);
   }
   // Freeing is collective: the calls not yet matched are matched now rather
   // than lost (IMB frees each communicator right after its largest sizes).

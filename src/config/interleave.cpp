@@ -1,0 +1,128 @@
+#include "config/interleave.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "config/display.hpp"
+
+namespace harmonize::config {
+namespace {
+
+std::string shown(std::string_view text) {
+  return "'" + display_value(text) + "'";
+}
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == ';';
+}
+
+bool valid_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// One KEY=VALUE of a side; harmonize-ab's keys, the HARMONIZE_ prefix optional.
+bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why) {
+  const std::size_t eq = item.find('=');
+  if (eq == std::string_view::npos) {
+    why = "side '" + side.name + "': " + shown(item) + " is not KEY=VALUE";
+    return false;
+  }
+  std::string key = upper(item.substr(0, eq));
+  if (key.rfind("HARMONIZE_", 0) == 0) key.erase(0, 10);
+  const std::string_view value = item.substr(eq + 1);
+  if (key == "MODE") {
+    if (value != "observe" && value != "harmonize") {
+      why = "side '" + side.name + "': MODE=" + display_value(value) +
+            " cannot be interleaved: the barrier of a side is observe (native) or harmonize";
+      return false;
+    }
+    side.harmonized = value == "harmonize";
+    return true;
+  }
+  why = "side '" + side.name + "': " + shown(key) +
+        " cannot be switched per call (a side sets MODE; the arrival pattern and the "
+        "collective algorithm are not switchable per call yet, docs/interleave.md): compare "
+        "it between runs with harmonize-ab --side";
+  return false;
+}
+
+std::optional<InterleaveSide> parse_side(std::string_view text, std::string& why) {
+  const std::size_t colon = text.find(':');
+  InterleaveSide side;
+  side.name = std::string(text.substr(0, colon));
+  if (!valid_name(side.name)) {
+    why = "side " + shown(text) + " has no valid NAME (letters, digits, _ . -)";
+    return std::nullopt;
+  }
+  if (colon == std::string_view::npos) {
+    if (side.name != "A" && side.name != "B") {
+      why = "side " + shown(text) + " sets nothing: only A and B are predefined, write " +
+            side.name + ":MODE=...";
+      return std::nullopt;
+    }
+    side.harmonized = side.name == "B";
+    return side;
+  }
+  std::string_view rest = text.substr(colon + 1);
+  if (rest.empty()) {
+    why = "side " + shown(text) + " sets nothing after ':'";
+    return std::nullopt;
+  }
+  side.harmonized = side.name != "A";  // a predefined side's mode, unless set
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    if (!apply_setting(rest.substr(0, comma), side, why)) return std::nullopt;
+    if (comma == std::string_view::npos) return side;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+std::optional<InterleaveSides> parse_interleave(std::string_view text, std::string& why) {
+  InterleaveSides result;
+  if (text == "none") return result;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && is_blank(text[at])) ++at;
+    std::size_t end = at;
+    while (end < text.size() && !is_blank(text[end])) ++end;
+    if (end == at) break;
+    const auto side = parse_side(text.substr(at, end - at), why);
+    if (!side) return std::nullopt;
+    for (const InterleaveSide& other : result.sides) {
+      if (other.name == side->name) {
+        why = "side '" + side->name + "' is named twice";
+        return std::nullopt;
+      }
+    }
+    result.sides.push_back(*side);
+    at = end;
+  }
+  if (result.sides.size() < 2 || result.sides.size() > kMaxInterleaveSides) {
+    why = shown(text) + " names " + std::to_string(result.sides.size()) +
+          " side(s): a comparison needs two to eight";
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::string interleave_text(const InterleaveSides& sides) {
+  if (sides.sides.empty()) return "none";
+  std::string text;
+  for (const InterleaveSide& side : sides.sides) {
+    if (!text.empty()) text += ';';
+    text += side.name + ":MODE=" + (side.harmonized ? "harmonize" : "observe");
+  }
+  return text;
+}
+
+}  // namespace harmonize::config

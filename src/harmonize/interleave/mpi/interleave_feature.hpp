@@ -1,0 +1,58 @@
+#pragma once
+// HARMONIZE_INTERLEAVE as a feature of the session (docs/interleave.md): the
+// seed agreed at MPI_Init, each communicator's schedule (which side each of
+// its barriers runs, a lookup), rank 0's tagged calls kept per communicator,
+// and at MPI_Finalize the sides paired block by block, the comparisons of
+// every communicator merged to world rank 0 for the report's "interleave".
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/policy.hpp"
+#include "harmonize/feature/feature.hpp"
+#include "harmonize/interleave/schedule.hpp"
+
+namespace harmonize::interleave {
+
+// What the feature keeps of one communicator.
+struct CommSides {
+  std::string name;
+  int size = 0;
+  Schedule schedule;
+  std::vector<report::MatchedCall> calls;  // rank 0's, tagged
+};
+
+class InterleaveFeature final : public feature::Feature {
+ public:
+  // The family-wise level of the report's comparisons: the chance that any
+  // of them decides when no side differs.
+  static constexpr double kFamilyLevel = 0.05;
+
+  // Null without HARMONIZE_INTERLEAVE.
+  static std::unique_ptr<feature::Feature> make(const feature::JobContext& job);
+  InterleaveFeature(const config::Policy& policy, MPI_Comm world, int world_rank, int world_size);
+
+  // Every rank draws the same schedule: world rank 0's seed.
+  void started(const protocol::WorldClock&) override;
+  void comm_made(feature::CommSetup& comm) override;
+  std::optional<feature::BarrierSide> barrier_side(const feature::CommView& comm,
+                                                   std::uint64_t index) override;
+  void finish(MPI_Comm world, const sync::Layout&) override;
+  void contribute(report::JobReport& job, const logic::JobRecords&) const override;
+  void say_at_end(const report::JobReport& job) const override;
+
+ private:
+  const config::InterleaveSides sides_;
+  const int run_;
+  std::uint64_t seed_;
+  MPI_Comm world_;
+  int world_rank_;
+  int world_size_;
+  std::mutex comms_lock_;  // communicators may be made in several threads
+  std::list<CommSides> comms_;
+  report::InterleaveInfo info_;  // world rank 0's, after finish()
+};
+
+}  // namespace harmonize::interleave
