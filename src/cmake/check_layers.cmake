@@ -18,7 +18,7 @@ set(allowed_harmonize/feature "harmonize/feature;harmonize/protocol;harmonize/lo
 set(allowed_harmonize/arrival "harmonize/arrival;config;report")
 set(allowed_harmonize/arrival/mpi "harmonize/arrival/mpi;harmonize/arrival;harmonize/feature;config;report")
 set(allowed_harmonize/interleave "harmonize/interleave;report")
-set(allowed_harmonize/interleave/mpi "harmonize/interleave/mpi;harmonize/interleave;harmonize/feature;harmonize/logic;sync;sync/mpi;config;report")
+set(allowed_harmonize/interleave/mpi "harmonize/interleave/mpi;harmonize/interleave;harmonize/arrival;harmonize/feature;harmonize/logic;sync;sync/mpi;config;report")
 set(allowed_harmonize/threads "harmonize/threads;harmonize/feature;harmonize/logic;report")
 set(allowed_harmonize/trace "harmonize/trace;clock")
 set(allowed_harmonize/trace/mpi "harmonize/trace/mpi;harmonize/trace;harmonize/feature;harmonize/protocol;sync;sync/mpi;clock;config;report")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "config/arrival.hpp"
 #include "config/display.hpp"
 
 namespace harmonize::config {
@@ -47,11 +48,39 @@ bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why
     side.harmonized = value == "harmonize";
     return true;
   }
+  if (key == "ARRIVAL") {
+    std::string problem;
+    const std::optional<ArrivalPattern> pattern = parse_arrival(value, problem);
+    if (!pattern || pattern->kind == ArrivalKind::file) {
+      why = "side '" + side.name + "': ARRIVAL " +
+            (pattern ? "cannot be a file (read for HARMONIZE_ARRIVAL only)"
+                     : "is not valid: " + problem);
+      return false;
+    }
+    side.arrival = *pattern;
+    return true;
+  }
   why = "side '" + side.name + "': " + shown(key) +
-        " cannot be switched per call (a side sets MODE; the arrival pattern and the "
-        "collective algorithm are not switchable per call yet, docs/interleave.md): compare "
-        "it between runs with harmonize-ab --side";
+        " cannot be switched per call (a side sets MODE and ARRIVAL; the collective algorithm "
+        "is not switchable per call yet, docs/interleave.md): compare it between runs with "
+        "harmonize-ab --side";
   return false;
+}
+
+// Where the next setting starts after `at`: a comma followed by KEY=, as
+// harmonize-ab's sides split (ARRIVAL=ranks:0,3:10us keeps its comma).
+std::size_t next_setting(std::string_view text) {
+  for (std::size_t at = text.find(','); at != std::string_view::npos; at = text.find(',', at + 1)) {
+    std::size_t end = at + 1;
+    if (end < text.size() &&
+        (std::isalpha(static_cast<unsigned char>(text[end])) || text[end] == '_')) {
+      while (end < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+        ++end;
+      if (end < text.size() && text[end] == '=') return at;
+    }
+  }
+  return std::string_view::npos;
 }
 
 std::optional<InterleaveSide> parse_side(std::string_view text, std::string& why) {
@@ -78,11 +107,18 @@ std::optional<InterleaveSide> parse_side(std::string_view text, std::string& why
   }
   side.harmonized = side.name != "A";  // a predefined side's mode, unless set
   while (true) {
-    const std::size_t comma = rest.find(',');
+    const std::size_t comma = next_setting(rest);
     if (!apply_setting(rest.substr(0, comma), side, why)) return std::nullopt;
-    if (comma == std::string_view::npos) return side;
+    if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
+  if (side.arrival.kind != ArrivalKind::none && !side.harmonized) {
+    why = "side '" + side.name +
+          "': ARRIVAL needs MODE=harmonize: only a harmonized barrier leaves at a known instant "
+          "to delay from";
+    return std::nullopt;
+  }
+  return side;
 }
 
 }  // namespace
@@ -115,12 +151,18 @@ std::optional<InterleaveSides> parse_interleave(std::string_view text, std::stri
   return result;
 }
 
+std::string side_text(const InterleaveSide& side) {
+  std::string text = side.name + ":MODE=" + (side.harmonized ? "harmonize" : "observe");
+  if (side.arrival.kind != ArrivalKind::none) text += ",ARRIVAL=" + arrival_text(side.arrival);
+  return text;
+}
+
 std::string interleave_text(const InterleaveSides& sides) {
   if (sides.sides.empty()) return "none";
   std::string text;
   for (const InterleaveSide& side : sides.sides) {
     if (!text.empty()) text += ';';
-    text += side.name + ":MODE=" + (side.harmonized ? "harmonize" : "observe");
+    text += side_text(side);
   }
   return text;
 }

@@ -96,3 +96,19 @@ def test_an_a_a_comparison_decides_at_most_at_its_level(tmp_path):
             assert row["delta_low"] is not None
         runs.append(info["decided"])
     assert sum(1 for decided in runs if decided > 0) <= 2, runs
+
+
+def test_one_run_recovers_the_delay_a_side_imposes(tmp_path):
+    # A b(delta) sweep in one run: a side whose barrier leaves rank 0 20 us
+    # after the deadline against the plain harmonized barrier. The allreduce
+    # after it cannot end before rank 0 arrives: t_global grows by the delay
+    # (10.0 and 100.7 us for 10 and 100 us on an idle machine).
+    report, _ = interleaved(tmp_path, "delay", "B d20:ARRIVAL=rank:0:20us", seed=3,
+                            sizes="4:16", warmup=20, iterations=300)
+    info = report["interleave"]
+    assert info["sides"] == ["B:MODE=harmonize", "d20:MODE=harmonize,ARRIVAL=rank:0:20us"]
+    rows = [c for c in info["comparisons"] if c["figure"] == "t_global"]
+    assert len(rows) == 3
+    for row in rows:
+        assert row["decided"], row
+        assert 17e-6 < row["delta"] < 25e-6, row

@@ -40,9 +40,12 @@ CASES = [
      "HARMONIZE_ARRIVAL='rank:0:1us' needs HARMONIZE_MODE=harmonize"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_ALTERNATE": "1"},
      "HARMONIZE_ALTERNATE='1' needs HARMONIZE_MODE=harmonize"),
-    ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_INTERLEAVE": "A late:ARRIVAL=rank:0:1us"},
-     "HARMONIZE_INTERLEAVE='A late:ARRIVAL=rank:0:1us' is not valid: side 'late': 'ARRIVAL' "
-     "cannot be switched per call"),
+    ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_INTERLEAVE": "A late:ARRIVAL=rank:0:1us,MODE=observe"},
+     "HARMONIZE_INTERLEAVE='A late:ARRIVAL=rank:0:1us,MODE=observe' is not valid: side 'late': "
+     "ARRIVAL needs MODE=harmonize"),
+    ({"HARMONIZE_MODE": "harmonize", "HARMONIZE_INTERLEAVE": "B late:ARRIVAL=rank:5:1us"},
+     "HARMONIZE_INTERLEAVE side 'late': HARMONIZE_ARRIVAL='rank:5:1us' does not fit this job: "
+     "there is no rank 5"),
     ({"HARMONIZE_MODE": "observe", "HARMONIZE_INTERLEAVE": "A B"},
      "HARMONIZE_INTERLEAVE='A B' needs HARMONIZE_MODE=harmonize"),
     ({"HARMONIZE_WTIME": "global"},

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "config/interleave.hpp"
 #include "config/policy.hpp"
@@ -35,14 +36,25 @@ TEST_CASE("interleaved sides parse to what they say, in one canonical text",
   CHECK(parsed("none").sides.empty());
   const InterleaveSides ab = parsed("A B");
   REQUIRE(ab.sides.size() == 2);
-  CHECK(ab.sides[0] == InterleaveSide{"A", false});
-  CHECK(ab.sides[1] == InterleaveSide{"B", true});
+  CHECK(ab.sides[0] == InterleaveSide{"A", false, {}});
+  CHECK(ab.sides[1] == InterleaveSide{"B", true, {}});
   CHECK(interleave_text(ab) == "A:MODE=observe;B:MODE=harmonize");
   CHECK(parsed(" A;B:harmonize_mode=harmonize ") == ab);
   const InterleaveSides aa = parsed("one:MODE=harmonize;two:mode=harmonize\tthree:MODE=observe");
   REQUIRE(aa.sides.size() == 3);
-  CHECK(aa.sides[0] == InterleaveSide{"one", true});
-  CHECK(aa.sides[2] == InterleaveSide{"three", false});
+  CHECK(aa.sides[0] == InterleaveSide{"one", true, {}});
+  CHECK(aa.sides[2] == InterleaveSide{"three", false, {}});
+  // An arrival pattern per side: a whole b(delta) sweep in one run; its
+  // commas stay in the value, as in harmonize-ab's --side.
+  const InterleaveSides sweep =
+      parsed("B late:ARRIVAL=rank:1:10000ns both:arrival=ranks:0,1:100us,MODE=harmonize");
+  REQUIRE(sweep.sides.size() == 3);
+  CHECK(sweep.sides[1].harmonized);
+  CHECK(sweep.sides[1].arrival.kind == harmonize::ArrivalKind::rank);
+  CHECK(sweep.sides[2].arrival.late == std::vector<int>{0, 1});
+  CHECK(interleave_text(sweep) ==
+        "B:MODE=harmonize;late:MODE=harmonize,ARRIVAL=rank:1:10us;"
+        "both:MODE=harmonize,ARRIVAL=ranks:0,1:100us");
 }
 
 TEST_CASE("a side the library cannot switch per call is refused by name", "[config][interleave]") {
@@ -52,8 +64,17 @@ TEST_CASE("a side the library cannot switch per call is refused by name", "[conf
   CHECK(refused("A fast:MODE=off") ==
         "side 'fast': MODE=off cannot be interleaved: the barrier of a side is observe (native) "
         "or harmonize");
-  CHECK(refused("A late:ARRIVAL=rank:0:10us")
-            .rfind("side 'late': 'ARRIVAL' cannot be switched per call", 0) == 0);
+  CHECK(refused("A fast:OMPI_MCA_coll_tuned_allreduce_algorithm=4")
+            .rfind("side 'fast': 'OMPI_MCA_COLL_TUNED_ALLREDUCE_ALGORITHM' cannot be switched "
+                   "per call",
+                   0) == 0);
+  CHECK(refused("A late:ARRIVAL=rank:0:10us,MODE=observe") ==
+        "side 'late': ARRIVAL needs MODE=harmonize: only a harmonized barrier leaves at a known "
+        "instant to delay from");
+  CHECK(refused("B late:ARRIVAL=file:/tmp/d") ==
+        "side 'late': ARRIVAL cannot be a file (read for HARMONIZE_ARRIVAL only)");
+  CHECK(refused("B late:ARRIVAL=rank:x:1us")
+            .rfind("side 'late': ARRIVAL is not valid: rank 'x'", 0) == 0);
   CHECK(refused("A x:MODE") == "side 'x': 'MODE' is not KEY=VALUE");
   CHECK(refused("A b\x1b[2J:MODE=harmonize").find('\x1b') == std::string::npos);
   CHECK(refused("A B C:MODE=observe D:MODE=observe E:MODE=observe F:MODE=observe "

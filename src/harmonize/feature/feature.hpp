@@ -71,7 +71,9 @@ struct BarrierSide {
   // The barrier's index on its communicator plus 1 (mod 2^32, the same on
   // every member), which names its side and block; 0: no side.
   std::uint32_t tag = 0;
-  bool harmonized = true;  // else the native barrier, observed
+  bool harmonized = true;  // else the native barrier
+  // A harmonized side's own arrival pattern, else null (HARMONIZE_ARRIVAL's).
+  const arrival::ArrivalDelays* arrival = nullptr;
 };
 
 // A barrier the library ran on `comm` ended.

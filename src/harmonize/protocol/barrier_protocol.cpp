@@ -260,7 +260,7 @@ void BarrierProtocol::observed() {
       PendingExit{.call = call, .entered = entered, .between = entered - previous_exit_};
 }
 
-int BarrierProtocol::harmonized() {
+int BarrierProtocol::harmonized(const arrival::ArrivalDelays* arrival) {
   settle_exit();
   // Counted before any way out, so that every member draws the same call.
   const std::uint64_t arrival_call = arrival_calls_++;
@@ -290,7 +290,8 @@ int BarrierProtocol::harmonized() {
   }
   // HARMONIZE_ARRIVAL: this member's own exit instant. The deadline is what
   // the slack and the misses are about; the delay only moves the exit.
-  call.delay = settings_.arrival ? settings_.arrival->at(arrival_call) : 0.0;
+  if (arrival == nullptr && settings_.arrival) arrival = &*settings_.arrival;
+  call.delay = arrival ? arrival->at(arrival_call) : 0.0;
   Agreement agreed = agree(entered, logic::wants_resync(resync), call.delay);
   if (agreed.resync) {
     const double waited = agreed.arrival - entered;

@@ -65,8 +65,9 @@ class BarrierProtocol {
   // One harmonized call; returns the local flag (1: left at the deadline, 0:
   // missed it, left late - see logic::late_exit_threshold - or the
   // communicator was given up on). Throws what the collectives throw
-  // (sync::MpiError with the user's status).
-  int harmonized();
+  // (sync::MpiError with the user's status). `arrival`: the delays to leave
+  // with instead of the settings' (HARMONIZE_INTERLEAVE's side).
+  int harmonized(const arrival::ArrivalDelays* arrival = nullptr);
   // One observed (native) call. Throws like harmonized().
   void observed();
   // A communicator given up on runs the native barrier, counted.

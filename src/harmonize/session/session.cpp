@@ -147,7 +147,7 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
     return status;
   }
   if (policy().mode == config::Mode::harmonize) {
-    harmonized(comm, *state.protocol, side.tag);
+    harmonized(comm, *state.protocol, side);
     return MPI_SUCCESS;
   }
   return measured([&state] {
@@ -157,7 +157,7 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
 }
 
 int SessionImpl::harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol,
-                            std::uint32_t side_tag) {
+                            const feature::BarrierSide& side) {
   struct Told {  // the features hear of the end even when the protocol throws
     const SessionImpl& session;
     ~Told() {
@@ -168,11 +168,11 @@ int SessionImpl::harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol,
   {
     each_feature([](feature::Feature& feature) { feature.harmonized_started(); });
     const Told told{*this};
-    flag = protocol.harmonized();
+    flag = protocol.harmonized(side.arrival);
   }
   each_feature([&](feature::Feature& feature) {
     feature.barrier_left(
-        {.comm = comm, .in_time = flag == 1, .delay = protocol.last_delay(), .side_tag = side_tag});
+        {.comm = comm, .in_time = flag == 1, .delay = protocol.last_delay(), .side_tag = side.tag});
   });
   return flag;
 }

@@ -40,7 +40,8 @@ class SessionImpl final : public Session {
   // `index`: the communicator's MPI_Barrier calls before this one.
   int library_barrier(MPI_Comm comm, CommState& state, bool under_test, std::uint64_t index);
   // protocol.harmonized() on `comm`, the features told around it; its flag.
-  int harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol, std::uint32_t side_tag = 0);
+  int harmonized(MPI_Comm comm, protocol::BarrierProtocol& protocol,
+                 const feature::BarrierSide& side = {});
   void write_report();
   // This process's part of the report (its records, host, clock fallback and
   // what the features add).

@@ -95,17 +95,28 @@ report::InterleaveComparison to_report(const Row& row, const config::InterleaveS
 
 std::unique_ptr<feature::Feature> InterleaveFeature::make(const feature::JobContext& job) {
   if (job.policy.interleave.sides.empty()) return nullptr;
-  return std::make_unique<InterleaveFeature>(job.policy, job.world, job.world_rank, job.world_size);
+  return std::make_unique<InterleaveFeature>(job);
 }
 
-InterleaveFeature::InterleaveFeature(const config::Policy& policy, MPI_Comm world, int world_rank,
-                                     int world_size)
-    : sides_(policy.interleave),
-      run_(policy.interleave_run),
-      seed_(policy.interleave_seed),
-      world_(world),
-      world_rank_(world_rank),
-      world_size_(world_size) {}
+InterleaveFeature::InterleaveFeature(const feature::JobContext& job)
+    : sides_(job.policy.interleave),
+      run_(job.policy.interleave_run),
+      seed_(job.policy.interleave_seed),
+      world_(job.world),
+      world_rank_(job.world_rank),
+      world_size_(job.world_size) {
+  for (const config::InterleaveSide& side : sides_.sides)
+    arrivals_.emplace_back(side.arrival, side.harmonized, job.world_size, job.node.index,
+                           job.node.count);
+}
+
+std::optional<std::string> InterleaveFeature::misfit() const {
+  for (std::size_t side = 0; side < arrivals_.size(); ++side) {
+    if (const std::string error = arrivals_[side].misfit_error(); !error.empty())
+      return "HARMONIZE_INTERLEAVE side '" + sides_.sides[side].name + "': " + error;
+  }
+  return "";
+}
 
 void InterleaveFeature::started(const protocol::WorldClock&) {
   if (seed_ != 0) return;
@@ -125,7 +136,9 @@ void InterleaveFeature::started(const protocol::WorldClock&) {
 void InterleaveFeature::comm_made(feature::CommSetup& comm) {
   const std::lock_guard lock(comms_lock_);
   CommSides& sides = comms_.emplace_back(CommSides{
-      comm.name, comm.size, Schedule(static_cast<int>(sides_.sides.size()), run_, seed_), {}});
+      comm.name, comm.size, Schedule(static_cast<int>(sides_.sides.size()), run_, seed_), {}, {}});
+  for (const arrival::JobArrival& pattern : arrivals_)
+    sides.arrivals.push_back(pattern.delays(comm.rank, comm.size));
   comm.view.sides = &sides;
   comm.view.interleaved = &sides.calls;
 }
@@ -134,8 +147,10 @@ std::optional<feature::BarrierSide> InterleaveFeature::barrier_side(const featur
                                                                     std::uint64_t index) {
   if (comm.sides == nullptr) return std::nullopt;
   const auto side = static_cast<std::size_t>(comm.sides->schedule.side_of(index));
+  const std::optional<arrival::ArrivalDelays>& delays = comm.sides->arrivals[side];
   return feature::BarrierSide{.tag = static_cast<std::uint32_t>(index + 1),
-                              .harmonized = sides_.sides[side].harmonized};
+                              .harmonized = sides_.sides[side].harmonized,
+                              .arrival = delays ? &*delays : nullptr};
 }
 
 // This process's comparisons: of the communicators it is rank 0 of.
@@ -165,7 +180,7 @@ void InterleaveFeature::finish(MPI_Comm world, const sync::Layout&) {
   const int sides = static_cast<int>(sides_.sides.size());
   info_ = {};
   for (const config::InterleaveSide& side : sides_.sides)
-    info_.sides.push_back(side.name + ":MODE=" + (side.harmonized ? "harmonize" : "observe"));
+    info_.sides.push_back(config::side_text(side));
   info_.run = run_;
   info_.seed = seed_;
   info_.family_level = kFamilyLevel;
@@ -216,6 +231,12 @@ void InterleaveFeature::finish(MPI_Comm world, const sync::Layout&) {
 
 void InterleaveFeature::contribute(report::JobReport& job, const logic::JobRecords&) const {
   job.interleave = info_;
+}
+
+void InterleaveFeature::explain(report::RunConditions& conditions,
+                                const report::CommSummary& comm) const {
+  for (const arrival::JobArrival& pattern : arrivals_)
+    conditions.imposed_delay = std::max(conditions.imposed_delay, pattern.imposed_delay(comm.size));
 }
 
 void InterleaveFeature::say_at_end(const report::JobReport& job) const {

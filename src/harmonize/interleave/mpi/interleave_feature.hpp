@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/policy.hpp"
+#include "harmonize/arrival/job_arrival.hpp"
 #include "harmonize/feature/feature.hpp"
 #include "harmonize/interleave/schedule.hpp"
 
@@ -22,6 +23,8 @@ struct CommSides {
   int size = 0;
   Schedule schedule;
   std::vector<report::MatchedCall> calls;  // rank 0's, tagged
+  // Each side's own arrival pattern for this member, if it sets one.
+  std::vector<std::optional<arrival::ArrivalDelays>> arrivals;
 };
 
 class InterleaveFeature final : public feature::Feature {
@@ -32,7 +35,10 @@ class InterleaveFeature final : public feature::Feature {
 
   // Null without HARMONIZE_INTERLEAVE.
   static std::unique_ptr<feature::Feature> make(const feature::JobContext& job);
-  InterleaveFeature(const config::Policy& policy, MPI_Comm world, int world_rank, int world_size);
+  explicit InterleaveFeature(const feature::JobContext& job);
+
+  // A side's arrival pattern that does not fit the job (a rank it has not).
+  std::optional<std::string> misfit() const override;
 
   // Every rank draws the same schedule: world rank 0's seed.
   void started(const protocol::WorldClock&) override;
@@ -41,6 +47,8 @@ class InterleaveFeature final : public feature::Feature {
                                                    std::uint64_t index) override;
   void finish(MPI_Comm world, const sync::Layout&) override;
   void contribute(report::JobReport& job, const logic::JobRecords&) const override;
+  // The sides' delays are imposed on purpose, not slack run away.
+  void explain(report::RunConditions& conditions, const report::CommSummary& comm) const override;
   void say_at_end(const report::JobReport& job) const override;
 
  private:
@@ -50,7 +58,8 @@ class InterleaveFeature final : public feature::Feature {
   MPI_Comm world_;
   int world_rank_;
   int world_size_;
-  std::mutex comms_lock_;  // communicators may be made in several threads
+  std::vector<arrival::JobArrival> arrivals_;  // per side: its pattern in this job
+  std::mutex comms_lock_;                      // communicators may be made in several threads
   std::list<CommSides> comms_;
   report::InterleaveInfo info_;  // world rank 0's, after finish()
 };
