@@ -256,3 +256,38 @@ def test_the_collective_itself_per_call(finished):
             assert row["sides"][side]["local"] > 0
         assert row["sides"]["A"]["valid_calls"] == 0  # observe: no harmonized barrier
     assert "the collective itself, per call" in finished["result"].stdout
+
+
+def test_interleave_compares_the_sides_inside_one_run(tmp_path):
+    # A side that leaves rank 0 10 us late against t0, inside one run: the
+    # library's paired comparison recovers the delay (issue 45).
+    out = tmp_path / "interleaved"
+    result = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY,
+                     "--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
+                    + example_command("-m", "8:16", "-i", "300"))
+    assert result.returncode == 0, result.stderr
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["sides"] == ["interleaved"]
+    assert plan["settings"]["interleaved"] == [
+        "HARMONIZE_INTERLEAVE=t0:MODE=harmonize,ARRIVAL=none;late:MODE=harmonize,ARRIVAL=rank:0:10us"]
+    runs = json.loads((out / "summary.json").read_text())["interleaved"]
+    assert len(runs) == 1  # one run by default
+    rows = [row for row in runs[0]["comparisons"] if row["figure"] == "t_global"]
+    assert [row["bytes"] for row in rows] == [8, 16]
+    for row in rows:
+        assert row["side"] == "late" and row["decided"], row
+        assert 8e-6 < row["delta"] < 13e-6, row
+    table = (out / "table.txt").read_text()
+    assert "interleaved run 1 (seed" in table and "delta: the side less t0" in table
+    assert "the collective itself" not in table  # one side holds both: no self-comparison
+
+
+def test_interleave_refuses_what_the_library_cannot_switch(tmp_path):
+    for sides, message in ((["--sides", "A,C"], "side C runs in mode off"),
+                           (["--side", "x:OMPI_MCA_coll_tuned_allreduce_algorithm=1", "--side",
+                             "y:ARRIVAL=none"], "side x sets OMPI_MCA_coll_tuned_allreduce_algorithm"),
+                           (["--until-decided"], "--until-decided adds runs")):
+        result = run_ab(["--interleave", "-o", tmp_path / "refused", *sides, "--"] + example_command())
+        assert result.returncode == 2, (sides, result.stderr)
+        assert message in result.stderr, (sides, result.stderr)
+        assert not (tmp_path / "refused" / "runs").exists()

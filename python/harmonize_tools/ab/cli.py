@@ -45,6 +45,10 @@ examples:
       (sides native, 0us, 1us, 5us, 20us, 100us: process 0 arrives late by that much;
        b(delta) per size in table.txt, arrival.csv and plots/arrival-allreduce.png)
   harmonize-ab --side t0:ARRIVAL=none --side late:ARRIVAL=ranks:0,3:10us -- ...
+  harmonize-ab --interleave -o one -- mpiexec -n 2 build/bin/harmonize-example
+      (A and B inside one run, paired barrier by barrier: table.txt's last table)
+  harmonize-ab --interleave --side t0:ARRIVAL=none --sweep ARRIVAL=rank:0:10us,100us -- ...
+      (a b(delta) sweep from one run)
   harmonize-ab -n 5 -o algs --set OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
       --sweep OMPI_MCA_coll_tuned_allreduce_algorithm=1,2,3,4,5,6 -- mpiexec -n 4 ./osu_allreduce -f
       (one side per Open MPI allreduce algorithm, harmonized, interleaved)
@@ -69,7 +73,13 @@ exit status: 0 all runs ok, 1 some runs failed (results from the others),
 def build_parser():
     parser = argparse.ArgumentParser(prog="harmonize-ab", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", "--runs", type=int, default=5, help="runs per side (default 5)")
+    parser.add_argument("-n", "--runs", type=int, default=None,
+                        help="runs per side (default 5; with --interleave, runs of all sides: default 1)")
+    parser.add_argument("--interleave", action="store_true",
+                        help="run the sides inside each run, barrier by barrier in a random order every "
+                             "rank agrees on (HARMONIZE_INTERLEAVE), and compare them with the library's "
+                             "paired comparison: one run decides what many a side cannot "
+                             "(docs/interleave.md); sides may set MODE and ARRIVAL")
     parser.add_argument("--sides", default=None,
                         help="predefined sides to run, from A (observe), B (harmonize), C (off); "
                              "default A,B (none when --side or --sweep is given)")
@@ -189,6 +199,8 @@ def command_line(argv, script_dir, raise_interrupts=False):
         signal.signal(signum, raise_interrupted)
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.runs is None:
+        args.runs = 1 if args.interleave else 5
     output = Path(args.output or datetime.now().strftime("harmonize-ab-%Y%m%d-%H%M%S"))
     try:
         return run(args, output, script_dir)

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 
 from . import decide
+from . import interleaved
 from . import sides as sides_module
 from .files import DamagedFile, read_json, write_json
 
@@ -148,6 +149,11 @@ def make_plan(args, script_dir):
     for side in sides:
         sides_module.check_harmonize_only(modes[side], settings["all"] + settings.get(side, []),
                                           f"side {side}")
+    if args.interleave:
+        if decide.budget(args):
+            raise ValueError("--until-decided adds runs; with --interleave one run decides or says how "
+                             "far it got: give more calls (the benchmark's iterations) instead")
+        sides, modes, settings = interleaved.fold_sides(sides, modes, settings, configs)
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
     if args.stop_stale and not args.resume:

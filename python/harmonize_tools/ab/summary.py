@@ -6,6 +6,7 @@ import shlex
 from ..timeline import draw as timeline_draw
 from . import data_files, plots, stats, tables
 from .arrival import arrival_summary, side_arrival
+from . import interleaved
 from .library_stats import merge_reports
 from .per_call import compare_collectives
 from .files import OutputError, write_json, write_text
@@ -68,11 +69,13 @@ def summarize(plan, output, metric, t0=None):
         "ok_runs": ok_counts,
         "results": stats.aggregate_points(points, sides, pair, reference),
         "library": library,
-        "collectives": compare_collectives(collective_points, pair),
+        # Interleaved, the one side holds both: the library pairs them (below).
+        "collectives": [] if sides == [interleaved.SIDE] else compare_collectives(collective_points, pair),
         "arrival": arrival,
         "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
                                                              "log", "superseded")} for f in failed],
         "warnings": stray_warnings(ok_runs),
+        "interleaved": interleaved.run_comparisons(side_reports(ok_runs, interleaved.SIDE)),
         "output_directory": str(output.resolve()),
     }
 

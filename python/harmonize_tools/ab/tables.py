@@ -358,6 +358,42 @@ def side_text(summary, side):
     return " ".join([f"{side} = {summary['modes'][side]}"] + shown)
 
 
+def interval_text(low, high):
+    return "-" if low is None or high is None else f"{low * 1e6:.3g}..{high * 1e6:.3g}"
+
+
+def interleaved_table(runs):
+    """--interleave: per run, the library's comparisons (its report's
+    "interleave"), a row per communicator, key and side, t_global and
+    local_max side by side."""
+    parts = []
+    for number, info in enumerate(runs, 1):
+        comparisons = info.get("comparisons") or []
+        baseline = (info.get("sides") or ["?"])[0].split(":")[0]
+        parts.append(f"interleaved run {number} (seed {info.get('seed')}, {info.get('run')} call(s) a side "
+                     f"per block): {info.get('decided', 0)} of {len(comparisons)} comparisons decided at "
+                     f"{100 * info.get('family_level', 0.05):g}% family-wise; delta: the side less "
+                     f"{baseline}, median over blocks, in us (the benchmark's own averages above mix "
+                     "the sides)")
+        by_key = {}
+        for row in comparisons:
+            key = (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"])
+            by_key.setdefault(key, {})[row["figure"]] = row
+        rows = []
+        for (comm, operation, size, _root, side), figures in by_key.items():
+            cells = [comm, operation, size, side]
+            for figure in ("t_global", "local_max"):
+                row = figures.get(figure)
+                cells += (["-", "-", "-"] if row is None else
+                          [f"{row['delta'] * 1e6:.3g}", interval_text(row["delta_low"], row["delta_high"]),
+                           "yes" if row["decided"] else "no"])
+            rows.append(cells + [max(row["blocks"] for row in figures.values())])
+        header = ["comm", "operation", "bytes", "side", "t_global delta", "interval", "decided",
+                  "local_max delta", "interval", "decided", "blocks"]
+        parts.append(format_table(header, rows, list("<<><>><>><>")) if rows else "no interleaved call")
+    return "\n\n".join(parts)
+
+
 def terminal_report(summary):
     sides = [f"{side_text(summary, s)} ({summary['ok_runs'].get(s, 0)} runs ok)" for s in summary["sides"]]
     # Many named sides: one a line, not one line of 300 characters.
@@ -372,6 +408,8 @@ def terminal_report(summary):
     arrival = arrival_table(summary)
     if arrival:
         parts += ["", arrival]
+    if summary.get("interleaved"):
+        parts += ["", interleaved_table(summary["interleaved"])]
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
