@@ -36,8 +36,8 @@ void TimedCollectives::comm_freeing(MPI_Comm comm, feature::CommView* view) {
   try {
     if (view) match(*view, true);
   } catch (const sync::MpiError&) {
-    // An invalid handle, or a failed matching: MPI has reported it through
-    // the user's handler (and the free will too); the free goes on.
+    // A failed matching: MPI has reported it through the user's handler;
+    // the free goes on.
   }
   forget(comm);  // a communicator that never had a barrier: counted
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <random>
 #include <span>
 #include <tuple>
@@ -124,10 +125,14 @@ void InterleaveFeature::started(const protocol::WorldClock&) {
   // run's order can be repeated (HARMONIZE_INTERLEAVE_SEED).
   double seed[1] = {0};
   if (world_rank_ == 0) {
-    std::random_device device;
-    const auto now =
+    auto drawn =
         static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    seed[0] = 1.0 + static_cast<double>((device() ^ now) % 4294967295u);
+    try {
+      drawn ^= std::random_device()();
+    } catch (const std::exception&) {
+      // No entropy source: the clock's bits alone.
+    }
+    seed[0] = 1.0 + static_cast<double>(drawn % 4294967295u);
   }
   sync::CommCollectives(world_, world_rank_, world_size_, false).broadcast_from_root(seed, 0);
   seed_ = static_cast<std::uint64_t>(seed[0]);
@@ -145,17 +150,23 @@ void InterleaveFeature::comm_made(feature::CommSetup& comm) {
 
 std::optional<feature::BarrierSide> InterleaveFeature::barrier_side(const feature::CommView& comm,
                                                                     std::uint64_t index) {
-  if (comm.sides == nullptr) return std::nullopt;
-  const auto side = static_cast<std::size_t>(comm.sides->schedule.side_of(index));
+  // The side is drawn from what the tag keeps of the index (32 bits, the
+  // matching's wire), so that the comparison at MPI_Finalize finds it again;
+  // the one index in 2^32 whose tag would be 0 runs untagged.
+  const auto tag = static_cast<std::uint32_t>(index + 1);
+  if (comm.sides == nullptr || tag == 0) return std::nullopt;
+  const auto side = static_cast<std::size_t>(comm.sides->schedule.side_of(tag - 1));
   const std::optional<arrival::ArrivalDelays>& delays = comm.sides->arrivals[side];
-  return feature::BarrierSide{.tag = static_cast<std::uint32_t>(index + 1),
+  return feature::BarrierSide{.tag = tag,
                               .harmonized = sides_.sides[side].harmonized,
                               .arrival = delays ? &*delays : nullptr};
 }
 
+namespace {
+
 // This process's comparisons: of the communicators it is rank 0 of.
-static std::vector<Row> own_rows(const std::list<CommSides>& comms, int sides, int run,
-                                 std::uint64_t seed, double alpha) {
+std::vector<Row> own_rows(const std::list<CommSides>& comms, int sides, int run, std::uint64_t seed,
+                          double alpha) {
   std::vector<Row> rows;
   for (const CommSides& comm : comms) {
     if (comm.calls.empty()) continue;  // not its rank 0, or no tagged call
@@ -175,6 +186,8 @@ static std::vector<Row> own_rows(const std::list<CommSides>& comms, int sides, i
   }
   return rows;
 }
+
+}  // namespace
 
 void InterleaveFeature::finish(MPI_Comm world, const sync::Layout&) {
   const int sides = static_cast<int>(sides_.sides.size());
@@ -200,7 +213,16 @@ void InterleaveFeature::finish(MPI_Comm world, const sync::Layout&) {
     std::fprintf(stderr, "harmonize: warning: interleaved comparisons: %s\n", error.what());
   }
   info_.level_each = kFamilyLevel / std::max({1.0, family[0], static_cast<double>(mine[0])});
-  std::vector<Row> rows = own_rows(comms_, sides, run_, seed_, info_.level_each);
+  std::vector<Row> rows;
+  try {
+    rows = own_rows(comms_, sides, run_, seed_, info_.level_each);
+  } catch (const std::bad_alloc&) {
+    // This process's part is lost (said); the merge goes on, nobody waits.
+    std::fprintf(stderr,
+                 "harmonize: warning: world rank %d: no memory for its interleaved "
+                 "comparisons\n",
+                 world_rank_);
+  }
   std::vector<std::string> lost;
   constexpr int kTreeTag = 0;  // after the records' merge, in order between the same pairs
   sync::merge_up_tree(world, kTreeTag,
