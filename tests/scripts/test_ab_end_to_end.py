@@ -285,6 +285,17 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     table = (out / "table.txt").read_text()
     assert "interleaved run 1 (seed" in table and "delta: the side less t0" in table
     assert "the collective itself" not in table  # one side holds both: no self-comparison
+    assert "across the" not in table
+    # A second run: whether the runs agree, per size.
+    more = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY, "--resume", "-n", "2",
+                   "--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
+                  + example_command("-m", "8:16", "-i", "300"))
+    assert more.returncode == 0, more.stderr
+    across = json.loads((out / "summary.json").read_text())["interleaved_across"]
+    assert {(row["bytes"], row["figure"]) for row in across} == {
+        (8, "t_global"), (16, "t_global"), (8, "local_max"), (16, "local_max")}
+    assert all(row["verdict"] == "higher in every run" for row in across), across
+    assert "across the 2 interleaved runs" in (out / "table.txt").read_text()
 
 
 def test_interleave_refuses_what_the_library_cannot_switch(tmp_path):

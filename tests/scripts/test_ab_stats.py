@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 # python/ is on sys.path: tests/conftest.py
-from harmonize_tools.ab import arrival, data_files, library_stats, per_call, stats, tables
+from harmonize_tools.ab import arrival, data_files, interleaved, library_stats, per_call, stats, tables
 from harmonize_tools.ab.parsing import Row
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -465,3 +465,22 @@ def test_worst_ranks_of_large_communicators_are_pooled():
     assert merged["missed_events_worst_ranks"] == {"ranks_with_events": 2, "worst": [[2, 5], [7, 3]]}
     assert merged["missed_events_per_rank"] == []
     assert "late_events_worst_ranks" not in merged
+
+
+def test_interleaved_runs_agree_only_when_every_run_decides_the_same_way():
+    def run(*rows):
+        return {"comparisons": [{"communicator": "MPI_COMM_WORLD", "operation": "allreduce", "bytes": size,
+                                 "root": -1, "side": "B", "figure": "t_global", "delta": delta,
+                                 "decided": decided} for size, delta, decided in rows]}
+
+    runs = [run((4, 2e-6, True), (8, 1e-8, True), (16, 1e-8, False), (32, -3e-6, True)),
+            run((4, 1e-6, True), (8, -2e-8, True), (16, 2e-8, True), (32, -1e-6, True)),
+            run((4, 3e-6, True), (8, 1e-8, False), (16, 1e-8, True), (32, -2e-6, True))]
+    verdicts = {row["bytes"]: row for row in interleaved.across_runs(runs)}
+    assert verdicts[4]["verdict"] == "higher in every run"
+    assert verdicts[4]["median_delta"] == 2e-6
+    assert verdicts[4]["signs"] == [1, 1, 1]
+    assert verdicts[8]["verdict"] == "runs disagree"
+    assert verdicts[8]["signs"] == [1, -1, 0]
+    assert verdicts[16]["verdict"] == "not decided in every run"
+    assert verdicts[32]["verdict"] == "lower in every run"

@@ -4,6 +4,7 @@ side. The plan's sides fold into one side, `interleaved`, whose
 HARMONIZE_INTERLEAVE names them; the comparison is the library's own (its
 report's "interleave": paired by block, a sign-test interval, family-wise
 over the job), one table per run (tables.interleaved_table). Pure functions."""
+from statistics import median
 
 SIDE = "interleaved"
 # What the library switches per barrier (config/interleave.hpp); the rest of
@@ -48,3 +49,37 @@ def fold_sides(sides, modes, settings, configs):
 def run_comparisons(reports):
     """Each run's report's "interleave" (runs without one left out)."""
     return [report["interleave"] for report in reports if isinstance(report.get("interleave"), dict)]
+
+
+def across_runs(runs):
+    """Several interleaved runs of one plan: per communicator, key, side and
+    figure, each run's delta and decision, and whether they agree. Within a
+    run the comparison is exact; between runs the difference itself may move
+    (docs/interleave.md, "what one run's decision covers"), so a verdict about
+    the machine asks every run to decide the same way."""
+    found = {}
+    for number, info in enumerate(runs):
+        for row in info.get("comparisons") or []:
+            key = (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"],
+                   row["figure"])
+            entry = found.setdefault(key, {"deltas": [None] * len(runs), "signs": [0] * len(runs)})
+            entry["deltas"][number] = row["delta"]
+            if row["decided"]:
+                entry["signs"][number] = 1 if row["delta"] > 0 else -1
+    result = []
+    for (comm, operation, size, root, side, figure), entry in found.items():
+        signs = entry["signs"]
+        if all(sign == 1 for sign in signs):
+            verdict = "higher in every run"
+        elif all(sign == -1 for sign in signs):
+            verdict = "lower in every run"
+        elif 1 in signs and -1 in signs:
+            verdict = "runs disagree"
+        else:
+            verdict = "not decided in every run"
+        deltas = [d for d in entry["deltas"] if d is not None]
+        result.append({"communicator": comm, "operation": operation, "bytes": size, "root": root,
+                       "side": side, "figure": figure, "deltas": entry["deltas"], "signs": signs,
+                       "median_delta": median(deltas) if deltas else None,
+                       "verdict": verdict})
+    return result

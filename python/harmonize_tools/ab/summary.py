@@ -55,6 +55,7 @@ def summarize(plan, output, metric, t0=None):
     # there is one (what a delay costs), else the first side.
     reference = None if legacy_sides(sides) else (arrival["t0_side"] or sides[0])
     ok_counts = {side: sum(1 for run in ok_runs if run["status"]["side"] == side) for side in sides}
+    interleaved_runs = interleaved.run_comparisons(side_reports(ok_runs, interleaved.SIDE))
     return {
         "version": 1,
         "command": plan["command"],
@@ -75,7 +76,8 @@ def summarize(plan, output, metric, t0=None):
         "failed_runs": [{k: v for k, v in f.items() if k in ("id", "side", "mode", "exit_code", "errors",
                                                              "log", "superseded")} for f in failed],
         "warnings": stray_warnings(ok_runs),
-        "interleaved": interleaved.run_comparisons(side_reports(ok_runs, interleaved.SIDE)),
+        "interleaved": interleaved_runs,
+        "interleaved_across": interleaved.across_runs(interleaved_runs) if len(interleaved_runs) > 1 else [],
         "output_directory": str(output.resolve()),
     }
 

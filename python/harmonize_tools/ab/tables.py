@@ -394,6 +394,17 @@ def interleaved_table(runs):
     return "\n\n".join(parts)
 
 
+def across_runs_table(rows, runs):
+    """--interleave -n 2 or more: whether the runs' decisions agree."""
+    sign_text = {1: "+", -1: "-", 0: "."}
+    cells = [[row["communicator"], row["operation"], row["bytes"], row["side"], row["figure"],
+              "-" if row["median_delta"] is None else f"{row['median_delta'] * 1e6:.3g}",
+              " ".join(sign_text[sign] for sign in row["signs"]), row["verdict"]] for row in rows]
+    header = ["comm", "operation", "bytes", "side", "figure", "median delta", "per run", "verdict"]
+    return (f"across the {runs} interleaved runs (per run: + decided higher, - lower, . not decided; "
+            "a verdict about the machine needs every run)\n\n" + format_table(header, cells, list("<<><<><<")))
+
+
 def terminal_report(summary):
     sides = [f"{side_text(summary, s)} ({summary['ok_runs'].get(s, 0)} runs ok)" for s in summary["sides"]]
     # Many named sides: one a line, not one line of 300 characters.
@@ -410,6 +421,8 @@ def terminal_report(summary):
         parts += ["", arrival]
     if summary.get("interleaved"):
         parts += ["", interleaved_table(summary["interleaved"])]
+    if summary.get("interleaved_across"):
+        parts += ["", across_runs_table(summary["interleaved_across"], len(summary["interleaved"]))]
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
