@@ -294,7 +294,9 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     across = json.loads((out / "summary.json").read_text())["interleaved_across"]
     assert {(row["bytes"], row["figure"]) for row in across} == {
         (8, "t_global"), (16, "t_global"), (8, "local_max"), (16, "local_max")}
-    assert all(row["verdict"] == "higher in every run" for row in across), across
+    # Beside a CPU hog a run may leave local_max undecided: never lower.
+    assert all(row["verdict"] in ("higher in every run", "not decided in every run")
+               and all(delta > 0 for delta in row["deltas"]) for row in across), across
     assert "across the 2 interleaved runs" in (out / "table.txt").read_text()
 
 
