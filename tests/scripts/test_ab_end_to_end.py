@@ -262,8 +262,8 @@ def test_the_collective_itself_per_call(finished):
 
 def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     # A side that leaves rank 0 10 us late against t0, inside one run: the
-    # library's paired comparison finds the delay (issue 45; exactly, on an
-    # idle machine: tests/mpi/test_interleave.py).
+    # sides folded into HARMONIZE_INTERLEAVE, the library's comparison in the
+    # table and summary (issue 45).
     out = tmp_path / "interleaved"
     result = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY,
                      "--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
@@ -278,10 +278,12 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     rows = [row for row in runs[0]["comparisons"] if row["figure"] == "t_global"]
     assert [row["bytes"] for row in rows] == [8, 16]
     for row in rows:
-        assert row["side"] == "late" and row["decided"], row
-        # 9.9-10.1 us idle; beside a CPU hog (3 busy processes on 2 cores,
-        # t_global's median 8 ms) 17.8 us: a longer spin is preempted more.
-        assert 5e-6 < row["delta"] < 100e-6, row
+        # The plumbing, not the verdict: 9.9-10.1 us decided when idle, but
+        # beside a CPU hog (3 busy processes on 2 cores) t_global's median
+        # was 8 ms and 155 blocks may decide nothing; never the wrong way.
+        # The delay recovered is tests/mpi/test_interleave.py's.
+        assert row["side"] == "late" and row["blocks"] > 100, row
+        assert row["delta"] > 0 or not row["decided"], row
     table = (out / "table.txt").read_text()
     assert "interleaved run 1 (seed" in table and "delta: the side less t0" in table
     assert "the collective itself" not in table  # one side holds both: no self-comparison
@@ -294,9 +296,9 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     across = json.loads((out / "summary.json").read_text())["interleaved_across"]
     assert {(row["bytes"], row["figure"]) for row in across} == {
         (8, "t_global"), (16, "t_global"), (8, "local_max"), (16, "local_max")}
-    # Beside a CPU hog a run may leave local_max undecided: never lower.
+    # Beside a CPU hog a run may decide nothing: never lower.
     assert all(row["verdict"] in ("higher in every run", "not decided in every run")
-               and all(delta > 0 for delta in row["deltas"]) for row in across), across
+               for row in across), across
     assert "across the 2 interleaved runs" in (out / "table.txt").read_text()
 
 
