@@ -3,7 +3,7 @@ leaves what it must not touch exactly as MPI does it."""
 
 import pytest
 
-from conftest import PROGRAMS, PYTHON, SOURCE_DIR, run_mpi, skip_unless_mpi4py_matches
+from conftest import MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, run_mpi, skip_unless_mpi4py_matches
 
 VERBOSE = {"HARMONIZE_VERBOSE": "1"}
 
@@ -70,10 +70,22 @@ def test_null_self_and_intercommunicators_behave_as_without_library(env):
     assert preloaded.stdout == native.stdout
 
 
+# MPICH's hydra races the process's exit against its PMI socket closing:
+# without MPI_Finalize the same binary, without the library, ends 0 or 1
+# ("BAD TERMINATION ... Hangup (signal 1)"), measured 1 run in 8 to 30.
+# Open MPI's launcher decides one code.
+HYDRA_HANGUP = "EXIT STRING: Hangup (signal 1)"
+
+
 def test_program_without_finalize_exits_as_without_library():
     native = run_mpi(1, [PROGRAMS / "no_finalize"], preload=False, env=VERBOSE)
     preloaded = run_mpi(1, [PROGRAMS / "no_finalize"], env=VERBOSE)
     assert "returning without MPI_Finalize" in preloaded.stdout
-    assert preloaded.returncode == native.returncode
+    if MPI_FLAVOR == "mpich":
+        assert preloaded.returncode in (0, 1)
+        if preloaded.returncode == 1:
+            assert HYDRA_HANGUP in preloaded.stdout + preloaded.stderr
+    else:
+        assert preloaded.returncode == native.returncode
     for crash in ("Segmentation fault", "SIGSEGV", "SIGABRT", "core dumped", "Aborted"):
         assert crash not in preloaded.stderr
