@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/collective_kind.hpp"
 #include "config/arrival.hpp"
 #include "config/display.hpp"
 
@@ -27,6 +28,28 @@ std::string upper(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The collective whose algorithm KEY names (ALLREDUCE: "allreduce"); none for
+// a barrier, which is the instrument, and for anything else.
+std::optional<std::string> algorithm_operation(const std::string& key) {
+  const std::string name = lower(key);
+  if (name == "barrier" || name == "ibarrier") return std::nullopt;
+  for (const std::string_view known : kCollectiveNames)
+    if (known == name) return name;
+  return std::nullopt;
+}
+
+bool valid_algorithm(std::string_view value) {
+  return !value.empty() && value.size() <= 64 &&
+         std::all_of(value.begin(), value.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
 // One KEY=VALUE of a side; harmonize-ab's keys, the HARMONIZE_ prefix optional.
@@ -60,10 +83,24 @@ bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why
     side.arrival = *pattern;
     return true;
   }
+  if (const std::optional<std::string> operation = algorithm_operation(key)) {
+    if (!valid_algorithm(value)) {
+      why = "side '" + side.name + "': " + key + "=" + display_value(value) +
+            " is not an algorithm's name or number (letters, digits, _)";
+      return false;
+    }
+    for (const AlgorithmChoice& earlier : side.algorithms) {
+      if (earlier.operation == *operation) {
+        why = "side '" + side.name + "' sets " + key + " twice";
+        return false;
+      }
+    }
+    side.algorithms.push_back({*operation, lower(value)});
+    return true;
+  }
   why = "side '" + side.name + "': " + shown(key) +
-        " cannot be switched per call (a side sets MODE and ARRIVAL; the collective algorithm "
-        "is not switchable per call yet, docs/interleave.md): compare it between runs with "
-        "harmonize-ab --side";
+        " cannot be switched per call (a side sets MODE, ARRIVAL and a collective's algorithm, "
+        "docs/interleave.md): compare it between runs with harmonize-ab --side";
   return false;
 }
 
@@ -154,6 +191,8 @@ std::optional<InterleaveSides> parse_interleave(std::string_view text, std::stri
 std::string side_text(const InterleaveSide& side) {
   std::string text = side.name + ":MODE=" + (side.harmonized ? "harmonize" : "observe");
   if (side.arrival.kind != ArrivalKind::none) text += ",ARRIVAL=" + arrival_text(side.arrival);
+  for (const AlgorithmChoice& choice : side.algorithms)
+    text += "," + upper(choice.operation) + "=" + choice.value;
   return text;
 }
 

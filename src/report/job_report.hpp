@@ -130,6 +130,7 @@ struct InterleaveInfo {
   std::vector<std::string> sides;  // as HARMONIZE_INTERLEAVE's canonical text names them
   int run = 1;
   std::uint64_t seed = 0;
+  std::string algorithm_switch;  // how the sides' algorithms are switched; empty: none set
   double family_level = 0.05;  // the chance that any comparison decides when no side differs
   double level_each = 0.05;    // family_level / comparisons (Bonferroni)
   std::vector<InterleaveComparison> comparisons;

@@ -232,6 +232,8 @@ json to_json(const InterleaveInfo& info) {
   return {{"sides", info.sides},
           {"run", info.run},
           {"seed", info.seed},
+          {"algorithm_switch",
+           info.algorithm_switch.empty() ? json() : json(info.algorithm_switch)},
           {"family_level", info.family_level},
           {"level_each", info.level_each},
           {"decided", info.decided},

@@ -11,7 +11,9 @@ family-wise level.
 """
 import json
 
-from conftest import BIN, rerun_until, run_mpi
+import pytest
+
+from conftest import BIN, MPI_FLAVOR, PROGRAMS, rerun_until, run_mpi
 
 EXAMPLE = BIN / "harmonize-example"
 MASK = (1 << 64) - 1
@@ -127,3 +129,62 @@ def test_one_run_recovers_the_delay_a_side_imposes(tmp_path):
     for row in rows:
         assert row["decided"], row
         assert 12e-6 < row["delta"] < 100e-6, row
+
+
+# Algorithm sides (interleave/mpi/algorithm_switch.hpp). On 2 processes the
+# operation's calls tell the allreduce algorithm of each call
+# (interleaved_signature.c): recursive doubling calls it on both processes,
+# MPICH's smp (a reduce, then a broadcast) at the root only.
+SIGNATURE = PROGRAMS / "interleaved_signature"
+SIGNATURES = {"recursive_doubling": (1, 1), "smp": (1, 0)}
+
+
+def signature_run(sides, calls, *, seed=11, extra=None, check=True):
+    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_INTERLEAVE": sides,
+           "HARMONIZE_INTERLEAVE_SEED": str(seed), **(extra or {})}
+    return run_mpi(2, [SIGNATURE, str(calls)], env=env, timeout=300, check=check)
+
+
+def calls_of(stdout):
+    return [tuple(int(w) for w in line.split()[2:]) for line in stdout.splitlines()
+            if line.startswith("call ")]
+
+
+@pytest.mark.skipif(MPI_FLAVOR != "mpich", reason="MPICH reads its algorithm variable per call")
+def test_each_call_runs_its_sides_algorithm(tmp_path):
+    # Side B sets nothing: it runs what the user's environment chose (smp),
+    # restored after each rd side's call.
+    seed, calls = 11, 64
+    result = signature_run("B rd:ALLREDUCE=recursive_doubling", calls, seed=seed,
+                           extra={"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "smp"})
+    seen = calls_of(result.stdout)
+    assert len(seen) == calls
+    expected = [SIGNATURES["recursive_doubling" if side_of(seed, 2, 1, call) else "smp"]
+                for call in range(calls)]
+    assert seen == expected
+    assert len(set(expected)) == 2  # both sides ran: the check can fail
+
+
+@pytest.mark.skipif(MPI_FLAVOR != "mpich", reason="MPICH lists its algorithms in MPI_T")
+def test_an_algorithm_the_mpi_has_not_is_refused_at_mpi_init(tmp_path):
+    for sides, line in (
+            ("B rd:ALLREDUCE=5", "side 'rd': ALLREDUCE=5 is not one of "
+                                 "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM's choices (auto, nb, smp, "
+                                 "recursive_doubling, reduce_scatter_allgather, or their number "
+                                 "from 0)"),
+            ("B x:BCAST=ring", "side 'x': BCAST=ring is not one of "
+                               "MPIR_CVAR_BCAST_INTRA_ALGORITHM's choices")):
+        result = signature_run(sides, 4, check=False)
+        assert result.returncode == 2, result.stderr
+        assert "harmonize: error: HARMONIZE_INTERLEAVE " + line in result.stderr
+        assert not calls_of(result.stdout)
+
+
+@pytest.mark.skipif(MPI_FLAVOR != "openmpi", reason="Open MPI fixes the algorithm per communicator")
+def test_an_algorithm_open_mpi_fixes_per_communicator_is_refused_at_mpi_init(tmp_path):
+    result = signature_run("B rd:ALLREDUCE=recursive_doubling", 4, check=False,
+                           extra={"OMPI_MCA_coll_tuned_use_dynamic_rules": "1"})
+    assert result.returncode == 2, result.stderr
+    assert ("harmonize: error: HARMONIZE_INTERLEAVE side 'rd': ALLREDUCE: Open MPI fixes a "
+            "communicator's algorithm when the communicator is made") in result.stderr
+    assert not calls_of(result.stdout)

@@ -484,3 +484,15 @@ def test_interleaved_runs_agree_only_when_every_run_decides_the_same_way():
     assert verdicts[8]["signs"] == [1, -1, 0]
     assert verdicts[16]["verdict"] == "not decided in every run"
     assert verdicts[32]["verdict"] == "lower in every run"
+
+
+def test_interleaved_sides_pass_what_the_library_switches_per_call():
+    modes = {"A": "observe", "B": "harmonize", "rd": "harmonize"}
+    settings = {"rd": ["MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling",
+                       "HARMONIZE_ARRIVAL=rank:0:10us"]}
+    assert interleaved.interleave_value(["A", "rd"], modes, settings, {}) == \
+        "A:MODE=observe;rd:MODE=harmonize,ALLREDUCE=recursive_doubling,ARRIVAL=rank:0:10us"
+    for variable, message in (("OMPI_MCA_coll_tuned_bcast_algorithm", "Open MPI fixes a communicator's"),
+                              ("MPIR_CVAR_ASYNC_PROGRESS", "which the library cannot switch per call")):
+        with pytest.raises(ValueError, match=message):
+            interleaved.interleave_value(["A", "rd"], modes, {"rd": [f"{variable}=1"]}, {})

@@ -36,14 +36,14 @@ TEST_CASE("interleaved sides parse to what they say, in one canonical text",
   CHECK(parsed("none").sides.empty());
   const InterleaveSides ab = parsed("A B");
   REQUIRE(ab.sides.size() == 2);
-  CHECK(ab.sides[0] == InterleaveSide{"A", false, {}});
-  CHECK(ab.sides[1] == InterleaveSide{"B", true, {}});
+  CHECK(ab.sides[0] == InterleaveSide{"A", false, {}, {}});
+  CHECK(ab.sides[1] == InterleaveSide{"B", true, {}, {}});
   CHECK(interleave_text(ab) == "A:MODE=observe;B:MODE=harmonize");
   CHECK(parsed(" A;B:harmonize_mode=harmonize ") == ab);
   const InterleaveSides aa = parsed("one:MODE=harmonize;two:mode=harmonize\tthree:MODE=observe");
   REQUIRE(aa.sides.size() == 3);
-  CHECK(aa.sides[0] == InterleaveSide{"one", true, {}});
-  CHECK(aa.sides[2] == InterleaveSide{"three", false, {}});
+  CHECK(aa.sides[0] == InterleaveSide{"one", true, {}, {}});
+  CHECK(aa.sides[2] == InterleaveSide{"three", false, {}, {}});
   // An arrival pattern per side: a whole b(delta) sweep in one run; its
   // commas stay in the value, as in harmonize-ab's --side.
   const InterleaveSides sweep =
@@ -55,6 +55,27 @@ TEST_CASE("interleaved sides parse to what they say, in one canonical text",
   CHECK(interleave_text(sweep) ==
         "B:MODE=harmonize;late:MODE=harmonize,ARRIVAL=rank:1:10us;"
         "both:MODE=harmonize,ARRIVAL=ranks:0,1:100us");
+}
+
+TEST_CASE("a side sets collectives' algorithms by the MPI's name or number",
+          "[config][interleave]") {
+  const InterleaveSides sides =
+      parsed("B rd:allreduce=Recursive_Doubling,BCAST=2 smp:MODE=observe,ALLREDUCE=smp");
+  REQUIRE(sides.sides.size() == 3);
+  CHECK(sides.sides[1].algorithms ==
+        std::vector<AlgorithmChoice>{{"allreduce", "recursive_doubling"}, {"bcast", "2"}});
+  CHECK_FALSE(sides.sides[2].harmonized);
+  CHECK(interleave_text(sides) ==
+        "B:MODE=harmonize;rd:MODE=harmonize,ALLREDUCE=recursive_doubling,BCAST=2;"
+        "smp:MODE=observe,ALLREDUCE=smp");
+  // Whether the MPI has it is asked at MPI_Init (interleave/mpi/algorithm_switch).
+  CHECK(refused("B x:ALLREDUCE=") ==
+        "side 'x': ALLREDUCE= is not an algorithm's name or number (letters, digits, _)");
+  CHECK(refused("B x:ALLREDUCE=a-b") ==
+        "side 'x': ALLREDUCE=a-b is not an algorithm's name or number (letters, digits, _)");
+  CHECK(refused("B x:ALLREDUCE=1,allreduce=2") == "side 'x' sets ALLREDUCE twice");
+  // The barrier is the instrument: its algorithm is not a side's.
+  CHECK(refused("A x:BARRIER=1").rfind("side 'x': 'BARRIER' cannot be switched per call", 0) == 0);
 }
 
 TEST_CASE("a side the library cannot switch per call is refused by name", "[config][interleave]") {

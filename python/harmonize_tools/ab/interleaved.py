@@ -4,13 +4,33 @@ side. The plan's sides fold into one side, `interleaved`, whose
 HARMONIZE_INTERLEAVE names them; the comparison is the library's own (its
 report's "interleave": paired by block, a sign-test interval, family-wise
 over the job), one table per run (tables.interleaved_table). Pure functions."""
+import re
 from statistics import median
 
 SIDE = "interleaved"
-# What the library switches per barrier (config/interleave.hpp); the rest of
-# a side's settings (an MPI library's, ALTERNATE, a preset) cannot differ
-# between calls of one job.
+# What the library switches per barrier (config/interleave.hpp): the arrival
+# pattern, and MPICH's algorithm variables, which it reads at each call
+# (interleave/mpi/algorithm_switch.hpp). The rest of a side's settings (other
+# MPI settings, ALTERNATE, a preset) cannot differ between calls of one job.
 SWITCHABLE = ("HARMONIZE_ARRIVAL",)
+MPICH_ALGORITHM = re.compile(r"MPIR_CVAR_([A-Z0-9_]+)_INTRA_ALGORITHM")
+OMPI_ALGORITHM = re.compile(r"OMPI_MCA_coll_tuned_([a-z0-9_]+)_algorithm")
+
+
+def side_key(side, variable):
+    """The library's KEY for a side's setting `variable`; ValueError when it
+    cannot be switched per call."""
+    if variable in SWITCHABLE:
+        return variable.removeprefix("HARMONIZE_")
+    if match := MPICH_ALGORITHM.fullmatch(variable):
+        return match.group(1)
+    if OMPI_ALGORITHM.fullmatch(variable):
+        raise ValueError(f"--interleave: side {side} sets {variable}: Open MPI fixes a communicator's "
+                         "algorithm when the communicator is made, so it cannot be switched per call; "
+                         "compare it between runs, without --interleave")
+    raise ValueError(f"--interleave: side {side} sets {variable}, which the library cannot "
+                     "switch per call (a side sets MODE, ARRIVAL and MPICH's "
+                     "MPIR_CVAR_<OP>_INTRA_ALGORITHM); compare it between runs, without --interleave")
 
 
 def interleave_value(sides, modes, settings, configs):
@@ -28,11 +48,7 @@ def interleave_value(sides, modes, settings, configs):
         keys = [f"MODE={mode}"]
         for setting in settings.get(side, []):
             variable, _, value = setting.partition("=")
-            if variable not in SWITCHABLE:
-                raise ValueError(f"--interleave: side {side} sets {variable}, which the library cannot "
-                                 "switch per call (a side sets MODE and ARRIVAL); compare it between "
-                                 "runs, without --interleave")
-            keys.append(f"{variable.removeprefix('HARMONIZE_')}={value}")
+            keys.append(f"{side_key(side, variable)}={value}")
         parts.append(f"{side}:{','.join(keys)}")
     return ";".join(parts)
 

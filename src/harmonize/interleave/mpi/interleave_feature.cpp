@@ -109,6 +109,9 @@ InterleaveFeature::InterleaveFeature(const feature::JobContext& job)
   for (const config::InterleaveSide& side : sides_.sides)
     arrivals_.emplace_back(side.arrival, side.harmonized, job.world_size, job.node.index,
                            job.node.count);
+  // Alike on every rank (the sides and the MPI are the job's): all stop at
+  // misfit(), or none.
+  algorithms_ = AlgorithmSwitch::make(sides_, algorithm_error_);
 }
 
 std::optional<std::string> InterleaveFeature::misfit() const {
@@ -116,7 +119,7 @@ std::optional<std::string> InterleaveFeature::misfit() const {
     if (const std::string error = arrivals_[side].misfit_error(); !error.empty())
       return "HARMONIZE_INTERLEAVE side '" + sides_.sides[side].name + "': " + error;
   }
-  return "";
+  return algorithm_error_;
 }
 
 void InterleaveFeature::started(const protocol::WorldClock&) {
@@ -156,6 +159,8 @@ std::optional<feature::BarrierSide> InterleaveFeature::barrier_side(const featur
   const auto tag = static_cast<std::uint32_t>(index + 1);
   if (comm.sides == nullptr || tag == 0) return std::nullopt;
   const auto side = static_cast<std::size_t>(comm.sides->schedule.side_of(tag - 1));
+  // Before the barrier: the collectives after it are the side's.
+  if (algorithms_) algorithms_->apply(side);
   const std::optional<arrival::ArrivalDelays>& delays = comm.sides->arrivals[side];
   return feature::BarrierSide{.tag = tag,
                               .harmonized = sides_.sides[side].harmonized,
@@ -196,6 +201,7 @@ void InterleaveFeature::finish(MPI_Comm world, const sync::Layout&) {
     info_.sides.push_back(config::side_text(side));
   info_.run = run_;
   info_.seed = seed_;
+  if (algorithms_) info_.algorithm_switch = AlgorithmSwitch::kHow;
   info_.family_level = kFamilyLevel;
   // The family is the job's: every communicator's comparisons share the
   // level (Bonferroni), so world rank 0 counts them first.

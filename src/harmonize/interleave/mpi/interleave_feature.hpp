@@ -13,6 +13,7 @@
 #include "config/policy.hpp"
 #include "harmonize/arrival/job_arrival.hpp"
 #include "harmonize/feature/feature.hpp"
+#include "harmonize/interleave/mpi/algorithm_switch.hpp"
 #include "harmonize/interleave/schedule.hpp"
 
 namespace harmonize::interleave {
@@ -37,7 +38,8 @@ class InterleaveFeature final : public feature::Feature {
   static std::unique_ptr<feature::Feature> make(const feature::JobContext& job);
   explicit InterleaveFeature(const feature::JobContext& job);
 
-  // A side's arrival pattern that does not fit the job (a rank it has not).
+  // A side's arrival pattern that does not fit the job (a rank it has not),
+  // or an algorithm this MPI cannot switch per call.
   std::optional<std::string> misfit() const override;
 
   // Every rank draws the same schedule: world rank 0's seed.
@@ -59,7 +61,9 @@ class InterleaveFeature final : public feature::Feature {
   int world_rank_;
   int world_size_;
   std::vector<arrival::JobArrival> arrivals_;  // per side: its pattern in this job
-  std::mutex comms_lock_;                      // communicators may be made in several threads
+  std::string algorithm_error_;
+  std::unique_ptr<AlgorithmSwitch> algorithms_;  // null: no side sets an algorithm
+  std::mutex comms_lock_;                        // communicators may be made in several threads
   std::list<CommSides> comms_;
   report::InterleaveInfo info_;  // world rank 0's, after finish()
 };
