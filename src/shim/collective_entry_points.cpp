@@ -8,6 +8,7 @@
 // its signature in the C binding (c_binding.hpp).
 #include <mpi.h>
 
+#include "harmonize/collectives/mpi/side_comm.hpp"
 #include "shim/c_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -15,6 +16,7 @@
 namespace {
 
 using harmonize::Collective;
+using harmonize::collectives::SideCall;
 using namespace harmonize::shim;
 using Binding = CBinding;
 
@@ -24,7 +26,11 @@ using Binding = CBinding;
   HARMONIZE_EXPORT int MPI_##Mixed parameters {                                              \
     return timed(                                                                            \
         Collective::lower, [&] { return Binding::comm(comm); }, [&] { return root_expr; },   \
-        [&] { return bytes_expr; }, [&] { return PMPI_##Mixed arguments; });                 \
+        [&] { return bytes_expr; },                                                          \
+        [&] {                                                                                \
+          const SideCall side(comm);                                                         \
+          return PMPI_##Mixed arguments;                                                     \
+        });                                                                                  \
   }
 
 #define HARMONIZE_C_ENTRY_OF(lower, Mixed, UPPER, signature) \

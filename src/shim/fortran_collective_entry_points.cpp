@@ -14,11 +14,13 @@
 // (fortran_binding.hpp), which says what the bytes are.
 #include <mpi.h>
 
+#include "harmonize/collectives/mpi/side_comm.hpp"
 #include "shim/fortran_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 using harmonize::Collective;
+using harmonize::collectives::SideCall;
 using namespace harmonize::shim;
 
 using Binding = FortranBinding;
@@ -35,6 +37,7 @@ using Binding = FortranBinding;
         Collective::lower, [&] { return Binding::comm(comm); }, [&] { return root_expr; }, \
         [&] { return bytes_expr; },                                                        \
         [&] {                                                                              \
+          const SideCall side(comm);                                                       \
           next(HARMONIZE_UNPAREN arguments, ierror);                                       \
           return 0;                                                                        \
         });                                                                                \

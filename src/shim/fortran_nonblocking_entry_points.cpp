@@ -7,11 +7,13 @@
 // (fortran_request_entry_points.cpp) ends it.
 #include <mpi.h>
 
+#include "harmonize/collectives/mpi/side_comm.hpp"
 #include "shim/fortran_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 using harmonize::Collective;
+using harmonize::collectives::SideCall;
 using namespace harmonize::shim;
 
 namespace {
@@ -44,7 +46,10 @@ using Binding = FortranBinding;
     started_f(                                                                                \
         Collective::i##lower, [&] { return Binding::comm(comm); }, [&] { return root_expr; }, \
         [&] { return bytes_expr; }, request, ierror,                                          \
-        [&] { next(HARMONIZE_UNPAREN arguments, request, ierror); });                         \
+        [&] {                                                                                 \
+          const SideCall side(comm);                                                          \
+          next(HARMONIZE_UNPAREN arguments, request, ierror);                                 \
+        });                                                                                   \
   }
 
 #define HARMONIZE_FORTRAN_NONBLOCKING_MANGLINGS(lower, Mixed, UPPER, ...) \

@@ -8,6 +8,7 @@
 // c_binding.hpp) and a request. MPI_Ibarrier apart.
 #include <mpi.h>
 
+#include "harmonize/collectives/mpi/side_comm.hpp"
 #include "shim/c_binding.hpp"
 
 #define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -15,6 +16,7 @@
 namespace {
 
 using harmonize::Collective;
+using harmonize::collectives::SideCall;
 using namespace harmonize::shim;
 using Binding = CBinding;
 
@@ -32,7 +34,10 @@ int started(Collective operation, MPI_Comm comm, int root, Bytes bytes, MPI_Requ
   HARMONIZE_EXPORT int MPI_I##lower(HARMONIZE_UNPAREN parameters, MPI_Request* request) {          \
     return started(                                                                                \
         Collective::i##lower, Binding::comm(comm), root_expr, [&] { return bytes_expr; }, request, \
-        [&] { return PMPI_I##lower(HARMONIZE_UNPAREN arguments, request); });                      \
+        [&] {                                                                                      \
+          const SideCall side(comm);                                                               \
+          return PMPI_I##lower(HARMONIZE_UNPAREN arguments, request);                              \
+        });                                                                                        \
   }
 
 #define HARMONIZE_C_NONBLOCKING_ENTRY_OF(lower, Mixed, UPPER, signature) \

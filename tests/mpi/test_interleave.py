@@ -11,8 +11,6 @@ family-wise level.
 """
 import json
 
-import pytest
-
 from conftest import BIN, MPI_FLAVOR, PROGRAMS, rerun_until, run_mpi
 
 EXAMPLE = BIN / "harmonize-example"
@@ -133,10 +131,20 @@ def test_one_run_recovers_the_delay_a_side_imposes(tmp_path):
 
 # Algorithm sides (interleave/mpi/algorithm_switch.hpp). On 2 processes the
 # operation's calls tell the allreduce algorithm of each call
-# (interleaved_signature.c): recursive doubling calls it on both processes,
-# MPICH's smp (a reduce, then a broadcast) at the root only.
+# (interleaved_signature.c): recursive doubling calls it on both processes, a
+# reduce-and-broadcast (MPICH's smp, Open MPI's basic_linear) at the root only.
+# MPICH switches per call (MPI_T write before the barrier); Open MPI per
+# communicator (the calls run on a communicator made under the side's value).
 SIGNATURE = PROGRAMS / "interleaved_signature"
-SIGNATURES = {"recursive_doubling": (1, 1), "smp": (1, 0)}
+BOTH, ROOT_ONLY = (1, 1), (1, 0)
+# Side B sets nothing: it runs the job's own choice (MPICH: the environment's
+# smp, written back after each rd call; Open MPI: its default, recursive
+# doubling at 32 bytes on 2 processes).
+ALGORITHM_SIDES = {
+    "mpich": ("B rd:ALLREDUCE=recursive_doubling", {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "smp"},
+              (ROOT_ONLY, BOTH)),
+    "openmpi": ("B linear:ALLREDUCE=basic_linear", {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1"},
+                (BOTH, ROOT_ONLY))}
 
 
 def signature_run(sides, calls, *, seed=11, extra=None, check=True):
@@ -150,41 +158,37 @@ def calls_of(stdout):
             if line.startswith("call ")]
 
 
-@pytest.mark.skipif(MPI_FLAVOR != "mpich", reason="MPICH reads its algorithm variable per call")
 def test_each_call_runs_its_sides_algorithm(tmp_path):
-    # Side B sets nothing: it runs what the user's environment chose (smp),
-    # restored after each rd side's call.
+    sides, extra, signatures = ALGORITHM_SIDES[MPI_FLAVOR]
     seed, calls = 11, 64
-    result = signature_run("B rd:ALLREDUCE=recursive_doubling", calls, seed=seed,
-                           extra={"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "smp"})
+    report = tmp_path / "signature.json"
+    result = signature_run(sides, calls, seed=seed, extra={**extra, "HARMONIZE_REPORT": report})
     seen = calls_of(result.stdout)
-    assert len(seen) == calls
-    expected = [SIGNATURES["recursive_doubling" if side_of(seed, 2, 1, call) else "smp"]
-                for call in range(calls)]
+    expected = [signatures[side_of(seed, 2, 1, call)] for call in range(calls)]
     assert seen == expected
     assert len(set(expected)) == 2  # both sides ran: the check can fail
+    how = json.loads(report.read_text())["interleave"]["algorithm_switch"]
+    assert how.startswith("per call" if MPI_FLAVOR == "mpich" else "per communicator"), how
 
 
-@pytest.mark.skipif(MPI_FLAVOR != "mpich", reason="MPICH lists its algorithms in MPI_T")
-def test_an_algorithm_the_mpi_has_not_is_refused_at_mpi_init(tmp_path):
-    for sides, line in (
-            ("B rd:ALLREDUCE=5", "side 'rd': ALLREDUCE=5 is not one of "
-                                 "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM's choices (auto, nb, smp, "
-                                 "recursive_doubling, reduce_scatter_allgather, or their number "
-                                 "from 0)"),
-            ("B x:BCAST=ring", "side 'x': BCAST=ring is not one of "
-                               "MPIR_CVAR_BCAST_INTRA_ALGORITHM's choices")):
-        result = signature_run(sides, 4, check=False)
+def test_an_algorithm_the_mpi_cannot_run_is_refused_at_mpi_init(tmp_path):
+    refused = {
+        "mpich": [({}, "B rd:ALLREDUCE=5",
+                   "side 'rd': ALLREDUCE=5 is not one of MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM's "
+                   "choices (auto, nb, smp, recursive_doubling, reduce_scatter_allgather, or their "
+                   "number from 0)"),
+                  ({}, "B x:BCAST=ring",
+                   "side 'x': BCAST=ring is not one of MPIR_CVAR_BCAST_INTRA_ALGORITHM's choices")],
+        "openmpi": [({"OMPI_MCA_coll_tuned_use_dynamic_rules": "1"}, "B x:ALLREDUCE=9",
+                     "side 'x': ALLREDUCE=9 is not one of coll_tuned_allreduce_algorithm's choices "
+                     "(ignore, basic_linear, nonoverlapping, recursive_doubling, ring, "
+                     "segmented_ring, rabenseifner, or their number from 0)"),
+                    # Without dynamic rules Open MPI ignores the forced algorithm.
+                    ({}, "B rd:ALLREDUCE=recursive_doubling",
+                     "side 'rd': ALLREDUCE: Open MPI reads coll_tuned_allreduce_algorithm only "
+                     "with coll_tuned_use_dynamic_rules")]}
+    for extra, sides, line in refused[MPI_FLAVOR]:
+        result = signature_run(sides, 4, extra=extra, check=False)
         assert result.returncode == 2, result.stderr
         assert "harmonize: error: HARMONIZE_INTERLEAVE " + line in result.stderr
         assert not calls_of(result.stdout)
-
-
-@pytest.mark.skipif(MPI_FLAVOR != "openmpi", reason="Open MPI fixes the algorithm per communicator")
-def test_an_algorithm_open_mpi_fixes_per_communicator_is_refused_at_mpi_init(tmp_path):
-    result = signature_run("B rd:ALLREDUCE=recursive_doubling", 4, check=False,
-                           extra={"OMPI_MCA_coll_tuned_use_dynamic_rules": "1"})
-    assert result.returncode == 2, result.stderr
-    assert ("harmonize: error: HARMONIZE_INTERLEAVE side 'rd': ALLREDUCE: Open MPI fixes a "
-            "communicator's algorithm when the communicator is made") in result.stderr
-    assert not calls_of(result.stdout)

@@ -304,8 +304,8 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
 
 def test_interleave_refuses_what_the_library_cannot_switch(tmp_path):
     for sides, message in ((["--sides", "A,C"], "side C runs in mode off"),
-                           (["--side", "x:OMPI_MCA_coll_tuned_allreduce_algorithm=1", "--side",
-                             "y:ARRIVAL=none"], "side x sets OMPI_MCA_coll_tuned_allreduce_algorithm"),
+                           (["--side", "x:OMPI_MCA_btl=self,tcp", "--side",
+                             "y:ARRIVAL=none"], "side x sets OMPI_MCA_btl"),
                            (["--until-decided"], "--until-decided adds runs")):
         result = run_ab(["--interleave", "-o", tmp_path / "refused", *sides, "--"] + example_command())
         assert result.returncode == 2, (sides, result.stderr)

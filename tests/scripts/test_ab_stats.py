@@ -492,7 +492,9 @@ def test_interleaved_sides_pass_what_the_library_switches_per_call():
                        "HARMONIZE_ARRIVAL=rank:0:10us"]}
     assert interleaved.interleave_value(["A", "rd"], modes, settings, {}) == \
         "A:MODE=observe;rd:MODE=harmonize,ALLREDUCE=recursive_doubling,ARRIVAL=rank:0:10us"
-    for variable, message in (("OMPI_MCA_coll_tuned_bcast_algorithm", "Open MPI fixes a communicator's"),
-                              ("MPIR_CVAR_ASYNC_PROGRESS", "which the library cannot switch per call")):
-        with pytest.raises(ValueError, match=message):
-            interleaved.interleave_value(["A", "rd"], modes, {"rd": [f"{variable}=1"]}, {})
+    ompi = {"rd": ["OMPI_MCA_coll_tuned_bcast_algorithm=chain"]}
+    sides, _, folded = interleaved.fold_sides(["A", "rd"], modes, ompi, {})
+    assert folded["interleaved"] == ["HARMONIZE_INTERLEAVE=A:MODE=observe;rd:MODE=harmonize,BCAST=chain",
+                                     "OMPI_MCA_coll_tuned_use_dynamic_rules=1"]
+    with pytest.raises(ValueError, match="which the library cannot switch per call"):
+        interleaved.interleave_value(["A", "rd"], modes, {"rd": ["MPIR_CVAR_ASYNC_PROGRESS=1"]}, {})

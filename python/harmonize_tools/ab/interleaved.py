@@ -9,9 +9,10 @@ from statistics import median
 
 SIDE = "interleaved"
 # What the library switches per barrier (config/interleave.hpp): the arrival
-# pattern, and MPICH's algorithm variables, which it reads at each call
-# (interleave/mpi/algorithm_switch.hpp). The rest of a side's settings (other
-# MPI settings, ALTERNATE, a preset) cannot differ between calls of one job.
+# pattern, and a collective's algorithm (MPICH's MPIR_CVAR_<OP>_INTRA_ALGORITHM,
+# Open MPI's coll_tuned_<op>_algorithm: interleave/mpi/algorithm_switch.hpp).
+# The rest of a side's settings (other MPI settings, ALTERNATE, a preset)
+# cannot differ between calls of one job.
 SWITCHABLE = ("HARMONIZE_ARRIVAL",)
 MPICH_ALGORITHM = re.compile(r"MPIR_CVAR_([A-Z0-9_]+)_INTRA_ALGORITHM")
 OMPI_ALGORITHM = re.compile(r"OMPI_MCA_coll_tuned_([a-z0-9_]+)_algorithm")
@@ -22,15 +23,12 @@ def side_key(side, variable):
     cannot be switched per call."""
     if variable in SWITCHABLE:
         return variable.removeprefix("HARMONIZE_")
-    if match := MPICH_ALGORITHM.fullmatch(variable):
-        return match.group(1)
-    if OMPI_ALGORITHM.fullmatch(variable):
-        raise ValueError(f"--interleave: side {side} sets {variable}: Open MPI fixes a communicator's "
-                         "algorithm when the communicator is made, so it cannot be switched per call; "
-                         "compare it between runs, without --interleave")
+    if match := MPICH_ALGORITHM.fullmatch(variable) or OMPI_ALGORITHM.fullmatch(variable):
+        return match.group(1).upper()
     raise ValueError(f"--interleave: side {side} sets {variable}, which the library cannot "
-                     "switch per call (a side sets MODE, ARRIVAL and MPICH's "
-                     "MPIR_CVAR_<OP>_INTRA_ALGORITHM); compare it between runs, without --interleave")
+                     "switch per call (a side sets MODE, ARRIVAL and a collective's algorithm: "
+                     "MPIR_CVAR_<OP>_INTRA_ALGORITHM, OMPI_MCA_coll_tuned_<op>_algorithm); compare it "
+                     "between runs, without --interleave")
 
 
 def interleave_value(sides, modes, settings, configs):
@@ -59,6 +57,10 @@ def fold_sides(sides, modes, settings, configs):
         raise ValueError("--interleave needs two sides or more (default A,B)")
     value = interleave_value(sides, modes, settings, configs)
     folded = {"all": list(settings.get("all", [])), SIDE: [f"HARMONIZE_INTERLEAVE={value}"]}
+    if any(OMPI_ALGORITHM.fullmatch(setting.partition("=")[0])
+           for side in sides for setting in settings.get(side, [])):
+        # Open MPI reads a forced algorithm only with its dynamic rules on.
+        folded[SIDE].append("OMPI_MCA_coll_tuned_use_dynamic_rules=1")
     return [SIDE], {**modes, SIDE: "harmonize"}, folded
 
 

@@ -74,6 +74,10 @@ struct BarrierSide {
   bool harmonized = true;  // else the native barrier
   // A harmonized side's own arrival pattern, else null (HARMONIZE_ARRIVAL's).
   const arrival::ArrivalDelays* arrival = nullptr;
+  // Where the program's collectives on the communicator run until its next
+  // barrier (a side's algorithm on Open MPI: a duplicate made under it);
+  // MPI_COMM_NULL: on the communicator itself.
+  MPI_Comm run_on = MPI_COMM_NULL;
 };
 
 // A barrier the library ran on `comm` ended.

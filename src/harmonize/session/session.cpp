@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "harmonize/collectives/mpi/side_comm.hpp"
 #include "harmonize/session/session_impl.hpp"
 #include "harmonize/startup/startup_check.hpp"
 #include "report/format.hpp"
@@ -86,6 +87,7 @@ void SessionImpl::comm_freeing(MPI_Comm comm) {
     // An invalid handle: MPI has reported it (and the free will too).
   }
   feature::CommView* view = state ? &state->view : nullptr;
+  collectives::run_collectives_of(comm, MPI_COMM_NULL);  // its handle may come back
   each_feature([&](feature::Feature& feature) { feature.comm_freeing(comm, view); });
 }
 
@@ -124,6 +126,7 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
       break;
     }
   }
+  if (side.tag != 0) collectives::run_collectives_of(comm, side.run_on);
   // The native barrier may be what the program measures (osu_barrier): one
   // feature at most times it.
   const auto measured = [&](const feature::BarrierBody& body) {

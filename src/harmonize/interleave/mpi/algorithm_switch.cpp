@@ -23,26 +23,6 @@ AlgorithmSwitch::AlgorithmSwitch() = default;
 
 namespace {
 
-#ifndef HARMONIZE_SMPI
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
-
-// The index of control variable `name`; nullopt when the MPI has none.
-std::optional<int> cvar_index(const std::string& name) {
-  int index = -1;
-  if (PMPI_T_cvar_get_index(name.c_str(), &index) != MPI_SUCCESS || index < 0) return std::nullopt;
-  return index;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-#endif
-
 // The operations any side sets, in the order first written.
 std::vector<std::string> operations_of(const config::InterleaveSides& sides) {
   std::vector<std::string> operations;
@@ -67,6 +47,82 @@ std::string first_setting(const config::InterleaveSides& sides, const std::strin
   return {};
 }
 
+#ifndef HARMONIZE_SMPI
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// The index of control variable `name`; nullopt when the MPI has none.
+std::optional<int> cvar_index(const std::string& name) {
+  int index = -1;
+  if (PMPI_T_cvar_get_index(name.c_str(), &index) != MPI_SUCCESS || index < 0) return std::nullopt;
+  return index;
+}
+
+// An algorithm variable as the MPI describes it.
+struct Described {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int binding = 0;
+  MPI_T_enum enumeration = MPI_T_ENUM_NULL;
+  std::string description;
+};
+
+std::optional<Described> describe(int index) {
+  char name[256];
+  char description[4096] = {};
+  int name_length = sizeof name;
+  int description_length = sizeof description;
+  int verbosity = 0;
+  int scope = 0;
+  Described found;
+  if (PMPI_T_cvar_get_info(index, name, &name_length, &verbosity, &found.type, &found.enumeration,
+                           description, &description_length, &found.binding, &scope) != MPI_SUCCESS)
+    return std::nullopt;
+  found.description.assign(description, strnlen(description, sizeof description));
+  return found;
+}
+
+// Open MPI's choices: its enumeration's names, which must be the values 0, 1, ...
+std::vector<std::string> enumerated_choices(MPI_T_enum enumeration) {
+  int count = 0;
+  char name[256];
+  int length = sizeof name;
+  if (enumeration == MPI_T_ENUM_NULL ||
+      PMPI_T_enum_get_info(enumeration, &count, name, &length) != MPI_SUCCESS || count <= 0)
+    return {};
+  std::vector<std::string> names;
+  for (int item = 0; item < count; ++item) {
+    int value = -1;
+    length = sizeof name;
+    if (PMPI_T_enum_get_item(enumeration, item, &value, name, &length) != MPI_SUCCESS ||
+        value != item)
+      return {};
+    names.emplace_back(name, strnlen(name, sizeof name));
+  }
+  return names;
+}
+
+// Open MPI reads the forced algorithms only with dynamic rules on.
+bool open_mpi_dynamic_rules() {
+  const std::optional<int> index = cvar_index("coll_tuned_use_dynamic_rules");
+  if (!index) return false;
+  MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+  int count = 0;
+  long long value[2] = {0, 0};  // room for any integer or bool type
+  const bool read = PMPI_T_cvar_handle_alloc(*index, nullptr, &handle, &count) == MPI_SUCCESS &&
+                    count == 1 && PMPI_T_cvar_read(handle, value) == MPI_SUCCESS;
+  if (handle != MPI_T_CVAR_HANDLE_NULL) (void)PMPI_T_cvar_handle_free(&handle);
+  return read && (value[0] & 0xff) != 0;
+}
+#endif
+
 }  // namespace
 
 std::unique_ptr<AlgorithmSwitch> AlgorithmSwitch::make(const config::InterleaveSides& sides,
@@ -87,73 +143,64 @@ std::unique_ptr<AlgorithmSwitch> AlgorithmSwitch::make(const config::InterleaveS
   }
   result->tool_open_ = true;
   for (const std::string& operation : operations) {
-    const std::string side = first_setting(sides, operation);
-    const std::string prefix =
-        "HARMONIZE_INTERLEAVE side '" + side + "': " + upper(operation) + ": ";
+    const std::string prefix = "HARMONIZE_INTERLEAVE side '" + first_setting(sides, operation) +
+                               "': " + upper(operation) + ": ";
     const std::string mpich_name = "MPIR_CVAR_" + upper(operation) + "_INTRA_ALGORITHM";
     const std::string ompi_name = "coll_tuned_" + operation + "_algorithm";
-    const std::optional<int> index = cvar_index(mpich_name);
+    std::optional<int> index = cvar_index(mpich_name);
+    const bool open_mpi = !index && (index = cvar_index(ompi_name));
     if (!index) {
-      error = prefix + (cvar_index(ompi_name)
-                            ? "Open MPI fixes a communicator's algorithm when the communicator is "
-                              "made (" +
-                                  ompi_name +
-                                  " written through MPI_T changes only communicators made after "
-                                  "it), so it cannot be switched per call: compare algorithms "
-                                  "between runs (harmonize-tune, harmonize-ab --side)"
-                            : "this MPI has no control variable for its algorithm (" + mpich_name +
-                                  " or " + ompi_name + ")");
+      error = prefix + "this MPI has no control variable for its algorithm (" + mpich_name +
+              " or " + ompi_name + ")";
       return nullptr;
     }
-    char name[256];
-    char description[4096];
-    int name_length = sizeof name;
-    int description_length = sizeof description;
-    int verbosity = 0;
-    int binding = 0;
-    int scope = 0;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    MPI_T_enum enumeration = MPI_T_ENUM_NULL;
-    if (PMPI_T_cvar_get_info(*index, name, &name_length, &verbosity, &type, &enumeration,
-                             description, &description_length, &binding, &scope) != MPI_SUCCESS ||
-        type != MPI_INT || binding != MPI_T_BIND_NO_OBJECT) {
-      error = prefix + mpich_name + " is not a process-wide integer this library can write";
+    const std::string& variable_name = open_mpi ? ompi_name : mpich_name;
+    if (open_mpi && !open_mpi_dynamic_rules()) {
+      error =
+          prefix + "Open MPI reads " + ompi_name +
+          " only with coll_tuned_use_dynamic_rules: set OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
+          "(harmonize-ab --interleave does)";
       return nullptr;
     }
-    const std::vector<std::string> names = mpich_algorithm_choices(
-        std::string_view(description, strnlen(description, sizeof description)));
+    const std::optional<Described> described = describe(*index);
+    if (!described || described->type != MPI_INT || described->binding != MPI_T_BIND_NO_OBJECT) {
+      error = prefix + variable_name + " is not a process-wide integer this library can write";
+      return nullptr;
+    }
+    const std::vector<std::string> names = open_mpi
+                                               ? enumerated_choices(described->enumeration)
+                                               : mpich_algorithm_choices(described->description);
     if (names.empty()) {
-      error = prefix + "the MPI does not list " + mpich_name +
+      error = prefix + "the MPI does not list " + variable_name +
               "'s choices in a form harmonize reads, so no value can be checked";
       return nullptr;
     }
     Variable variable;
-    variable.name = mpich_name;
+    variable.name = variable_name;
     int count = 0;
     if (PMPI_T_cvar_handle_alloc(*index, nullptr, &variable.handle, &count) != MPI_SUCCESS ||
         count != 1 || PMPI_T_cvar_read(variable.handle, &variable.initial) != MPI_SUCCESS ||
         PMPI_T_cvar_write(variable.handle, &variable.initial) != MPI_SUCCESS) {
       if (variable.handle != MPI_T_CVAR_HANDLE_NULL)
         (void)PMPI_T_cvar_handle_free(&variable.handle);
-      error = prefix + mpich_name + " cannot be read and written through MPI_T";
+      error = prefix + variable_name + " cannot be read and written through MPI_T";
       return nullptr;
     }
-    result->variables_.push_back(variable);
     for (const config::InterleaveSide& each : sides.sides) {
       const config::AlgorithmChoice* choice = choice_of(each, operation);
-      if (choice == nullptr) {
-        result->variables_.back().per_side.push_back(variable.initial);
-        continue;
-      }
-      const std::optional<int> value = algorithm_value(choice->value, names);
+      const std::optional<int> value =
+          choice == nullptr ? variable.initial : algorithm_value(choice->value, names);
       if (!value) {
+        (void)PMPI_T_cvar_handle_free(&variable.handle);
         error = "HARMONIZE_INTERLEAVE side '" + each.name + "': " + upper(operation) + "=" +
-                choice->value + " is not one of " + mpich_name + "'s choices (" + joined(names) +
+                choice->value + " is not one of " + variable_name + "'s choices (" + joined(names) +
                 ", or their number from 0)";
         return nullptr;
       }
-      result->variables_.back().per_side.push_back(*value);
+      variable.per_side.push_back(*value);
     }
+    result->variables_.push_back(std::move(variable));
+    result->per_communicator_ = open_mpi;
   }
   return result;
 #endif
@@ -170,6 +217,12 @@ AlgorithmSwitch::~AlgorithmSwitch() {
 #endif
 }
 
+bool AlgorithmSwitch::sets_algorithm(std::size_t side) const {
+  return std::any_of(variables_.begin(), variables_.end(), [side](const Variable& variable) {
+    return variable.per_side.at(side) != variable.initial;
+  });
+}
+
 void AlgorithmSwitch::apply(std::size_t side) {
   const std::lock_guard lock(lock_);
   if (side == current_) return;
@@ -179,6 +232,20 @@ void AlgorithmSwitch::apply(std::size_t side) {
     write(variable, value);
   }
   current_ = side;
+}
+
+MPI_Comm AlgorithmSwitch::side_communicator(MPI_Comm user, std::size_t side) {
+  const std::lock_guard lock(lock_);
+  for (Variable& variable : variables_) write(variable, variable.per_side.at(side));
+  // Split, not dup: the user's attributes and their copy callbacks stay out.
+  // The new communicator inherits the user's error handler, as a duplicate.
+  int rank = 0;
+  MPI_Comm made = MPI_COMM_NULL;
+  int status = PMPI_Comm_rank(user, &rank);
+  if (status == MPI_SUCCESS) status = PMPI_Comm_split(user, 0, rank, &made);
+  for (Variable& variable : variables_) write(variable, variable.initial);
+  sync::check_mpi(status, "PMPI_Comm_split");
+  return made;
 }
 
 void AlgorithmSwitch::write(Variable& variable, int value) {

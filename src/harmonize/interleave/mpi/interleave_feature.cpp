@@ -143,8 +143,13 @@ void InterleaveFeature::started(const protocol::WorldClock&) {
 
 void InterleaveFeature::comm_made(feature::CommSetup& comm) {
   const std::lock_guard lock(comms_lock_);
-  CommSides& sides = comms_.emplace_back(CommSides{
-      comm.name, comm.size, Schedule(static_cast<int>(sides_.sides.size()), run_, seed_), {}, {}});
+  CommSides& sides =
+      comms_.emplace_back(CommSides{comm.name,
+                                    comm.size,
+                                    Schedule(static_cast<int>(sides_.sides.size()), run_, seed_),
+                                    {},
+                                    {},
+                                    std::vector<MPI_Comm>(sides_.sides.size(), MPI_COMM_NULL)});
   for (const arrival::JobArrival& pattern : arrivals_)
     sides.arrivals.push_back(pattern.delays(comm.rank, comm.size));
   comm.view.sides = &sides;
@@ -160,11 +165,31 @@ std::optional<feature::BarrierSide> InterleaveFeature::barrier_side(const featur
   if (comm.sides == nullptr || tag == 0) return std::nullopt;
   const auto side = static_cast<std::size_t>(comm.sides->schedule.side_of(tag - 1));
   // Before the barrier: the collectives after it are the side's.
-  if (algorithms_) algorithms_->apply(side);
+  MPI_Comm run_on = MPI_COMM_NULL;
+  if (algorithms_ && !algorithms_->per_communicator()) algorithms_->apply(side);
+  if (algorithms_ && algorithms_->per_communicator() && algorithms_->sets_algorithm(side)) {
+    // Made at the side's first barrier, by every member (the same index
+    // draws the same side everywhere).
+    MPI_Comm& made = comm.sides->side_comms[side];
+    if (made == MPI_COMM_NULL) made = algorithms_->side_communicator(comm.user, side);
+    run_on = made;
+  }
   const std::optional<arrival::ArrivalDelays>& delays = comm.sides->arrivals[side];
   return feature::BarrierSide{.tag = tag,
                               .harmonized = sides_.sides[side].harmonized,
-                              .arrival = delays ? &*delays : nullptr};
+                              .arrival = delays ? &*delays : nullptr,
+                              .run_on = run_on};
+}
+
+void InterleaveFeature::comm_freeing(MPI_Comm, feature::CommView* view) {
+  if (view != nullptr && view->sides != nullptr) free_side_comms(*view->sides);
+}
+
+void InterleaveFeature::free_side_comms(CommSides& comm) {
+  // With the user's communicator, collectively: a failure changes nothing
+  // the program sees (the communicator is unused from here on).
+  for (MPI_Comm& made : comm.side_comms)
+    if (made != MPI_COMM_NULL) (void)PMPI_Comm_free(&made);
 }
 
 namespace {
@@ -195,13 +220,14 @@ std::vector<Row> own_rows(const std::list<CommSides>& comms, int sides, int run,
 }  // namespace
 
 void InterleaveFeature::finish(MPI_Comm world, const sync::Layout&) {
+  for (CommSides& comm : comms_) free_side_comms(comm);
   const int sides = static_cast<int>(sides_.sides.size());
   info_ = {};
   for (const config::InterleaveSide& side : sides_.sides)
     info_.sides.push_back(config::side_text(side));
   info_.run = run_;
   info_.seed = seed_;
-  if (algorithms_) info_.algorithm_switch = AlgorithmSwitch::kHow;
+  if (algorithms_) info_.algorithm_switch = algorithms_->how();
   info_.family_level = kFamilyLevel;
   // The family is the job's: every communicator's comparisons share the
   // level (Bonferroni), so world rank 0 counts them first.

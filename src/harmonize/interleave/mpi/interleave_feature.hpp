@@ -26,6 +26,10 @@ struct CommSides {
   std::vector<report::MatchedCall> calls;  // rank 0's, tagged
   // Each side's own arrival pattern for this member, if it sets one.
   std::vector<std::optional<arrival::ArrivalDelays>> arrivals;
+  // Per side, the communicator its calls run on where the MPI fixes the
+  // algorithm per communicator (Open MPI); MPI_COMM_NULL until its first
+  // barrier, and for a side that sets no algorithm.
+  std::vector<MPI_Comm> side_comms;
 };
 
 class InterleaveFeature final : public feature::Feature {
@@ -47,6 +51,7 @@ class InterleaveFeature final : public feature::Feature {
   void comm_made(feature::CommSetup& comm) override;
   std::optional<feature::BarrierSide> barrier_side(const feature::CommView& comm,
                                                    std::uint64_t index) override;
+  void comm_freeing(MPI_Comm comm, feature::CommView* view) override;
   void finish(MPI_Comm world, const sync::Layout&) override;
   void contribute(report::JobReport& job, const logic::JobRecords&) const override;
   // The sides' delays are imposed on purpose, not slack run away.
@@ -54,6 +59,7 @@ class InterleaveFeature final : public feature::Feature {
   void say_at_end(const report::JobReport& job) const override;
 
  private:
+  static void free_side_comms(CommSides& comm);
   const config::InterleaveSides sides_;
   const int run_;
   std::uint64_t seed_;
