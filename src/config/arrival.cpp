@@ -26,14 +26,10 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 // `text` as a message shows it: a pattern or a delay file may hold escape
 // sequences, binary bytes or invisible characters, which must neither act on
 // the terminal nor hide (the README's promise for every value in a message).
-std::string shown(std::string_view text) {
-  return "'" + display_value(text) + "'";
-}
-
 std::optional<double> delay_of(std::string_view text, std::string_view what, std::string& why) {
   const std::optional<double> seconds = parse_duration(text);
   if (!seconds || *seconds < 0 || *seconds > kMaxArrivalDelay) {
-    why = std::string(what) + " " + shown(text) +
+    why = std::string(what) + " " + quoted_value(text) +
           " is not a duration with unit ns, us, ms or s from 0 to 10s";
     return std::nullopt;
   }
@@ -41,7 +37,8 @@ std::optional<double> delay_of(std::string_view text, std::string_view what, std
   // delay would only be spelled back as 1.0000000000000001e-15s: a typo
   // ("1e-9us" for "1ns") is said, not silently run as no delay at all.
   if (*seconds > 0 && *seconds < kMinArrivalDelay) {
-    why = std::string(what) + " " + shown(text) + " is below 1ns: a delay is 0 or from 1ns to 10s";
+    why = std::string(what) + " " + quoted_value(text) +
+          " is below 1ns: a delay is 0 or from 1ns to 10s";
     return std::nullopt;
   }
   return seconds;
@@ -52,7 +49,7 @@ std::optional<double> delay_of(std::string_view text, std::string_view what, std
 std::optional<int> rank_of(std::string_view text, std::string_view what, std::string& why) {
   const std::optional<std::int64_t> rank = parse_integer(text);
   if (!rank || *rank < 0 || *rank > std::numeric_limits<int>::max()) {
-    why = std::string(what) + " " + shown(text) + " is not a whole number from 0 to " +
+    why = std::string(what) + " " + quoted_value(text) + " is not a whole number from 0 to " +
           std::to_string(std::numeric_limits<int>::max());
     return std::nullopt;
   }
@@ -154,7 +151,7 @@ std::optional<ArrivalPattern> parse_arrival(std::string_view text, std::string& 
     if (parts.size() == 3) {
       const std::optional<std::int64_t> seed = parse_integer(parts[2]);
       if (!seed || *seed < 0) {
-        why = "seed " + shown(parts[2]) + " is not a whole number from 0 to " +
+        why = "seed " + quoted_value(parts[2]) + " is not a whole number from 0 to " +
               std::to_string(std::numeric_limits<std::int64_t>::max());
         return std::nullopt;
       }
@@ -162,7 +159,7 @@ std::optional<ArrivalPattern> parse_arrival(std::string_view text, std::string& 
     }
     return pattern;
   }
-  why = "unknown pattern " + shown(kind);
+  why = "unknown pattern " + quoted_value(kind);
   return std::nullopt;
 }
 

@@ -49,6 +49,10 @@ std::string hex_escape(const char* format, unsigned value) {
 
 }  // namespace
 
+std::string quoted_value(std::string_view text) {
+  return "'" + display_value(text) + "'";
+}
+
 std::string display_value(std::string_view text, std::size_t max_chars) {
   std::string out;
   std::size_t shown = 0;  // characters on screen so far

@@ -12,4 +12,7 @@ namespace harmonize::config {
 // unambiguous, and the result cut after `max_chars` characters with "…".
 std::string display_value(std::string_view text, std::size_t max_chars = 80);
 
+// display_value(text) in single quotes: a user's word inside a sentence.
+std::string quoted_value(std::string_view text);
+
 }  // namespace harmonize::config

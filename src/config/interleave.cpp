@@ -10,10 +10,6 @@
 namespace harmonize::config {
 namespace {
 
-std::string shown(std::string_view text) {
-  return "'" + display_value(text) + "'";
-}
-
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == ';';
 }
@@ -56,7 +52,7 @@ bool valid_algorithm(std::string_view value) {
 bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why) {
   const std::size_t eq = item.find('=');
   if (eq == std::string_view::npos) {
-    why = "side '" + side.name + "': " + shown(item) + " is not KEY=VALUE";
+    why = "side '" + side.name + "': " + quoted_value(item) + " is not KEY=VALUE";
     return false;
   }
   std::string key = upper(item.substr(0, eq));
@@ -98,7 +94,7 @@ bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why
     side.algorithms.push_back({*operation, lower(value)});
     return true;
   }
-  why = "side '" + side.name + "': " + shown(key) +
+  why = "side '" + side.name + "': " + quoted_value(key) +
         " cannot be switched per call (a side sets MODE, ARRIVAL and a collective's algorithm, "
         "docs/interleave.md): compare it between runs with harmonize-ab --side";
   return false;
@@ -125,12 +121,12 @@ std::optional<InterleaveSide> parse_side(std::string_view text, std::string& why
   InterleaveSide side;
   side.name = std::string(text.substr(0, colon));
   if (!valid_name(side.name)) {
-    why = "side " + shown(text) + " has no valid NAME (letters, digits, _ . -)";
+    why = "side " + quoted_value(text) + " has no valid NAME (letters, digits, _ . -)";
     return std::nullopt;
   }
   if (colon == std::string_view::npos) {
     if (side.name != "A" && side.name != "B") {
-      why = "side " + shown(text) + " sets nothing: only A and B are predefined, write " +
+      why = "side " + quoted_value(text) + " sets nothing: only A and B are predefined, write " +
             side.name + ":MODE=...";
       return std::nullopt;
     }
@@ -139,7 +135,7 @@ std::optional<InterleaveSide> parse_side(std::string_view text, std::string& why
   }
   std::string_view rest = text.substr(colon + 1);
   if (rest.empty()) {
-    why = "side " + shown(text) + " sets nothing after ':'";
+    why = "side " + quoted_value(text) + " sets nothing after ':'";
     return std::nullopt;
   }
   side.harmonized = side.name != "A";  // a predefined side's mode, unless set
@@ -181,7 +177,7 @@ std::optional<InterleaveSides> parse_interleave(std::string_view text, std::stri
     at = end;
   }
   if (result.sides.size() < 2 || result.sides.size() > kMaxInterleaveSides) {
-    why = shown(text) + " names " + std::to_string(result.sides.size()) +
+    why = quoted_value(text) + " names " + std::to_string(result.sides.size()) +
           " side(s): a comparison needs two to eight";
     return std::nullopt;
   }
