@@ -8,6 +8,7 @@ it by its name (`from harmonize_tools.ab import stats`).
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -53,13 +54,33 @@ def mpiexec_command(nprocs, program, *, preload=True, btl=None, env_names=()):
     return cmd + list(program)
 
 
+def run_job(cmd, environment, timeout):
+    """`cmd` run to its end, its output captured; past `timeout` seconds the
+    launcher and its ranks are killed together (its process group), and
+    subprocess.TimeoutExpired raised. subprocess.run's timeout kills the
+    launcher alone: ranks hung in MPI_Finalize kept its pipes open, and the
+    test, then CTest past its own timeout, waited on them for good."""
+    with subprocess.Popen(cmd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            try:
+                stdout, stderr = process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                stdout, stderr = "", "(a rank outside the launcher's process group kept the output open)"
+            raise subprocess.TimeoutExpired(cmd, timeout, output=stdout, stderr=stderr) from None
+    return subprocess.CompletedProcess(cmd, process.returncode, stdout, stderr)
+
+
 def run_mpi(nprocs, program, *, preload=True, env=None, btl=None, timeout=120, check=False):
     """Run `program` on `nprocs` ranks, optionally with libharmonize preloaded."""
     environment = clean_environment(**(env or {}))
     if preload:
         environment["LD_PRELOAD"] = str(LIBRARY)
     cmd = mpiexec_command(nprocs, [str(p) for p in program], btl=btl)
-    result = subprocess.run(cmd, env=environment, capture_output=True, text=True, timeout=timeout)
+    result = run_job(cmd, environment, timeout)
     if check and result.returncode != 0:
         raise AssertionError(
             f"{' '.join(cmd)} exited {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
