@@ -59,9 +59,13 @@ def run_job(cmd, environment, timeout):
     launcher and its ranks are killed together (its process group), and
     subprocess.TimeoutExpired raised. subprocess.run's timeout kills the
     launcher alone: ranks hung in MPI_Finalize kept its pipes open, and the
-    test, then CTest past its own timeout, waited on them for good."""
+    test, then CTest past its own timeout, waited on them for good. A process
+    group, not a new session: with the kernel's autogroup a session is a
+    scheduling group of its own, and the ranks then got a third of a core
+    beside a CPU hog instead of half (the suite ran twice as long, and a
+    clock in mode observe came out 300 us off the truth)."""
     with subprocess.Popen(cmd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as process:
+                          process_group=0) as process:
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
