@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/collective_kind.hpp"
+#include "common/letter_case.hpp"
 #include "config/arrival.hpp"
 #include "config/display.hpp"
 
@@ -20,22 +21,10 @@ bool valid_name(std::string_view name) {
   });
 }
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The collective whose algorithm KEY names (ALLREDUCE: "allreduce"); none for
 // a barrier, which is the instrument, and for anything else.
 std::optional<std::string> algorithm_operation(const std::string& key) {
-  const std::string name = lower(key);
+  const std::string name = lower_case(key);
   if (name == "barrier" || name == "ibarrier") return std::nullopt;
   for (const std::string_view known : kCollectiveNames)
     if (known == name) return name;
@@ -55,7 +44,7 @@ bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why
     why = "side '" + side.name + "': " + quoted_value(item) + " is not KEY=VALUE";
     return false;
   }
-  std::string key = upper(item.substr(0, eq));
+  std::string key = upper_case(item.substr(0, eq));
   if (key.rfind("HARMONIZE_", 0) == 0) key.erase(0, 10);
   const std::string_view value = item.substr(eq + 1);
   if (key == "MODE") {
@@ -91,7 +80,7 @@ bool apply_setting(std::string_view item, InterleaveSide& side, std::string& why
         return false;
       }
     }
-    side.algorithms.push_back({*operation, lower(value)});
+    side.algorithms.push_back({*operation, lower_case(value)});
     return true;
   }
   why = "side '" + side.name + "': " + quoted_value(key) +
@@ -188,7 +177,7 @@ std::string side_text(const InterleaveSide& side) {
   std::string text = side.name + ":MODE=" + (side.harmonized ? "harmonize" : "observe");
   if (side.arrival.kind != ArrivalKind::none) text += ",ARRIVAL=" + arrival_text(side.arrival);
   for (const AlgorithmChoice& choice : side.algorithms)
-    text += "," + upper(choice.operation) + "=" + choice.value;
+    text += "," + upper_case(choice.operation) + "=" + choice.value;
   return text;
 }
 

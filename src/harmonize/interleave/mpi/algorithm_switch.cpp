@@ -1,17 +1,16 @@
 #include "harmonize/interleave/mpi/algorithm_switch.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <optional>
 
+#include "common/letter_case.hpp"
 #include "harmonize/interleave/algorithm_names.hpp"
 #include "sync/mpi/mpi_error.hpp"
 
 namespace harmonize::interleave {
 
 struct AlgorithmSwitch::Variable {
-  std::string name;
 #ifndef HARMONIZE_SMPI
   MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
 #endif
@@ -48,11 +47,6 @@ std::string first_setting(const config::InterleaveSides& sides, const std::strin
 }
 
 #ifndef HARMONIZE_SMPI
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
@@ -113,13 +107,19 @@ std::vector<std::string> enumerated_choices(MPI_T_enum enumeration) {
 bool open_mpi_dynamic_rules() {
   const std::optional<int> index = cvar_index("coll_tuned_use_dynamic_rules");
   if (!index) return false;
+  // Read as the type the MPI declares: a wider buffer read by its low byte
+  // would be wrong on a big-endian machine.
+  const std::optional<Described> described = describe(*index);
+  if (!described || (described->type != MPI_INT && described->type != MPI_C_BOOL)) return false;
   MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
   int count = 0;
-  long long value[2] = {0, 0};  // room for any integer or bool type
+  int as_int = 0;
+  bool as_bool = false;
+  void* value = described->type == MPI_INT ? static_cast<void*>(&as_int) : &as_bool;
   const bool read = PMPI_T_cvar_handle_alloc(*index, nullptr, &handle, &count) == MPI_SUCCESS &&
                     count == 1 && PMPI_T_cvar_read(handle, value) == MPI_SUCCESS;
   if (handle != MPI_T_CVAR_HANDLE_NULL) (void)PMPI_T_cvar_handle_free(&handle);
-  return read && (value[0] & 0xff) != 0;
+  return read && (as_int != 0 || as_bool);
 }
 #endif
 
@@ -144,8 +144,8 @@ std::unique_ptr<AlgorithmSwitch> AlgorithmSwitch::make(const config::InterleaveS
   result->tool_open_ = true;
   for (const std::string& operation : operations) {
     const std::string prefix = "HARMONIZE_INTERLEAVE side '" + first_setting(sides, operation) +
-                               "': " + upper(operation) + ": ";
-    const std::string mpich_name = "MPIR_CVAR_" + upper(operation) + "_INTRA_ALGORITHM";
+                               "': " + upper_case(operation) + ": ";
+    const std::string mpich_name = "MPIR_CVAR_" + upper_case(operation) + "_INTRA_ALGORITHM";
     const std::string ompi_name = "coll_tuned_" + operation + "_algorithm";
     std::optional<int> index = cvar_index(mpich_name);
     const bool open_mpi = !index && (index = cvar_index(ompi_name));
@@ -176,7 +176,6 @@ std::unique_ptr<AlgorithmSwitch> AlgorithmSwitch::make(const config::InterleaveS
       return nullptr;
     }
     Variable variable;
-    variable.name = variable_name;
     int count = 0;
     if (PMPI_T_cvar_handle_alloc(*index, nullptr, &variable.handle, &count) != MPI_SUCCESS ||
         count != 1 || PMPI_T_cvar_read(variable.handle, &variable.initial) != MPI_SUCCESS ||
@@ -192,7 +191,7 @@ std::unique_ptr<AlgorithmSwitch> AlgorithmSwitch::make(const config::InterleaveS
           choice == nullptr ? variable.initial : algorithm_value(choice->value, names);
       if (!value) {
         (void)PMPI_T_cvar_handle_free(&variable.handle);
-        error = "HARMONIZE_INTERLEAVE side '" + each.name + "': " + upper(operation) + "=" +
+        error = "HARMONIZE_INTERLEAVE side '" + each.name + "': " + upper_case(operation) + "=" +
                 choice->value + " is not one of " + variable_name + "'s choices (" + joined(names) +
                 ", or their number from 0)";
         return nullptr;
