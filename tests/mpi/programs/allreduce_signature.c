@@ -9,17 +9,9 @@
 #include <stdlib.h>
 
 #include "program.h"
+#include "signature_op.h"
 
-enum { kKept = 64 };
-static int op_calls = 0;
-static int lengths[kKept];
-
-static void add_and_record(void* in, void* inout, int* length, MPI_Datatype* type) {
-  (void)type;
-  if (op_calls < kKept) lengths[op_calls] = *length;
-  op_calls++;
-  for (int i = 0; i < *length; ++i) ((int*)inout)[i] += ((const int*)in)[i];
-}
+enum { kKept = kSignatureKept };
 
 int main(int argc, char** argv) {
   int rank, size;
@@ -30,15 +22,16 @@ int main(int argc, char** argv) {
   if (count < 1 || !mine || !sum) MPI_Abort(MPI_COMM_WORLD, 2);
   for (int i = 0; i < count; ++i) mine[i] = rank + 1;
   MPI_Op op;
-  MPI_Op_create(add_and_record, 1, &op);
+  MPI_Op_create(signature_add, 1, &op);
   MPI_Allreduce(mine, sum, count, MPI_INT, op, MPI_COMM_WORLD);
   int wrong = 0;
   for (int i = 0; i < count; ++i) wrong |= sum[i] != size * (size + 1) / 2;
   /* Rank 0 prints every rank's line: the launchers interleave the ranks'
    * output within a line. */
   int mine_record[kKept + 1];
-  mine_record[0] = op_calls;
-  for (int i = 0; i < kKept; ++i) mine_record[i + 1] = i < op_calls ? lengths[i] : 0;
+  mine_record[0] = signature_calls;
+  for (int i = 0; i < kKept; ++i)
+    mine_record[i + 1] = i < signature_calls ? signature_lengths[i] : 0;
   int* all = rank == 0 ? malloc(sizeof(int) * (size_t)(size * (kKept + 1))) : NULL;
   if (rank == 0 && !all) MPI_Abort(MPI_COMM_WORLD, 2);
   MPI_Gather(mine_record, kKept + 1, MPI_INT, all, kKept + 1, MPI_INT, 0, MPI_COMM_WORLD);

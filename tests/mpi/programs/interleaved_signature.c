@@ -10,14 +10,7 @@
 #include <stdlib.h>
 
 #include "program.h"
-
-static int op_calls = 0;
-
-static void add(void* in, void* inout, int* length, MPI_Datatype* type) {
-  (void)type;
-  op_calls++;
-  for (int i = 0; i < *length; ++i) ((int*)inout)[i] += ((const int*)in)[i];
-}
+#include "signature_op.h"
 
 int main(int argc, char** argv) {
   int rank, size;
@@ -26,14 +19,14 @@ int main(int argc, char** argv) {
   int* seen = malloc(sizeof(int) * (size_t)(calls > 0 ? calls : 1));
   if (calls < 1 || !seen) MPI_Abort(MPI_COMM_WORLD, 2);
   MPI_Op op;
-  MPI_Op_create(add, 1, &op);
+  MPI_Op_create(signature_add, 1, &op);
   int mine[8], sum[8], wrong = 0;
   for (int i = 0; i < 8; ++i) mine[i] = rank + 1;
   for (int call = 0; call < calls; ++call) {
     MPI_Barrier(MPI_COMM_WORLD);
-    op_calls = 0;
+    signature_calls = 0;
     MPI_Allreduce(mine, sum, 8, MPI_INT, op, MPI_COMM_WORLD);
-    seen[call] = op_calls;
+    seen[call] = signature_calls;
     for (int i = 0; i < 8; ++i) wrong |= sum[i] != size * (size + 1) / 2;
   }
   int* all = rank == 0 ? malloc(sizeof(int) * (size_t)size * (size_t)calls) : NULL;
