@@ -4,8 +4,9 @@ side. The plan's sides fold into one side, `interleaved`, whose
 HARMONIZE_INTERLEAVE names them; the comparison is the library's own (its
 report's "interleave": paired by block, a sign-test interval, family-wise
 over the job), one table per run (tables.interleaved_table). Pure functions."""
-import re
 from statistics import median
+
+from ..tune.algorithms import forced_collective, is_ompi_forced
 
 SIDE = "interleaved"
 # What the library switches per barrier (config/interleave.hpp): the arrival
@@ -14,8 +15,6 @@ SIDE = "interleaved"
 # The rest of a side's settings (other MPI settings, ALTERNATE, a preset)
 # cannot differ between calls of one job.
 SWITCHABLE = ("HARMONIZE_ARRIVAL",)
-MPICH_ALGORITHM = re.compile(r"MPIR_CVAR_([A-Z0-9_]+)_INTRA_ALGORITHM")
-OMPI_ALGORITHM = re.compile(r"OMPI_MCA_coll_tuned_([a-z0-9_]+)_algorithm")
 
 
 def side_key(side, variable):
@@ -23,8 +22,8 @@ def side_key(side, variable):
     cannot be switched per call."""
     if variable in SWITCHABLE:
         return variable.removeprefix("HARMONIZE_")
-    if match := MPICH_ALGORITHM.fullmatch(variable) or OMPI_ALGORITHM.fullmatch(variable):
-        return match.group(1).upper()
+    if collective := forced_collective(variable):
+        return collective.upper()
     raise ValueError(f"--interleave: side {side} sets {variable}, which the library cannot "
                      "switch per call (a side sets MODE, ARRIVAL and a collective's algorithm: "
                      "MPIR_CVAR_<OP>_INTRA_ALGORITHM, OMPI_MCA_coll_tuned_<op>_algorithm); compare it "
@@ -57,8 +56,7 @@ def fold_sides(sides, modes, settings, configs):
         raise ValueError("--interleave needs two sides or more (default A,B)")
     value = interleave_value(sides, modes, settings, configs)
     folded = {"all": list(settings.get("all", [])), SIDE: [f"HARMONIZE_INTERLEAVE={value}"]}
-    if any(OMPI_ALGORITHM.fullmatch(setting.partition("=")[0])
-           for side in sides for setting in settings.get(side, [])):
+    if any(is_ompi_forced(setting.partition("=")[0]) for side in sides for setting in settings.get(side, [])):
         # Open MPI reads a forced algorithm only with its dynamic rules on.
         folded[SIDE].append("OMPI_MCA_coll_tuned_use_dynamic_rules=1")
     return [SIDE], {**modes, SIDE: "harmonize"}, folded

@@ -21,6 +21,9 @@ COLLECTIVES = ("allgather", "allreduce", "alltoall", "barrier", "bcast", "gather
 OMPI_DEFAULT = "0"
 MPICH_DEFAULT = "auto"
 CHOICE = re.compile(r"[a-z0-9_]+$")
+# The environment's names of mpich_variable and ompi_parameter.
+FORCED_MPICH = re.compile(r"MPIR_CVAR_([A-Z0-9_]+)_INTRA_ALGORITHM")
+FORCED_OMPI = re.compile(r"OMPI_MCA_coll_tuned_([a-z0-9_]+)_algorithm")
 
 
 class AlgorithmsUnknown(Exception):
@@ -33,6 +36,22 @@ def ompi_parameter(collective):
 
 def mpich_variable(collective):
     return f"MPIR_CVAR_{collective.upper()}_INTRA_ALGORITHM"
+
+
+def forced_collective(variable):
+    """The collective whose algorithm the environment variable `variable`
+    forces (MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM, OMPI_MCA_coll_tuned_allreduce_algorithm:
+    "allreduce"; any collective, not only COLLECTIVES), or None."""
+    if match := FORCED_MPICH.fullmatch(variable):
+        return match.group(1).lower()
+    if match := FORCED_OMPI.fullmatch(variable):
+        return match.group(1)
+    return None
+
+
+def is_ompi_forced(variable):
+    """Whether `variable` forces an Open MPI algorithm (read only with its dynamic rules on)."""
+    return variable.startswith("OMPI_MCA_") and forced_collective(variable) is not None
 
 
 def parse_ompi_info(text, collective):
