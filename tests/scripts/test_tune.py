@@ -6,6 +6,7 @@ algorithm and size is known exactly (FAKE_ALGORITHMS): the right algorithm
 is chosen, one no faster than the default leaves a tie, and the files say so."""
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -173,6 +174,23 @@ def test_an_algorithm_that_crashes_or_hangs_is_failed_and_the_others_decide(tmp_
     assert {(row["bytes"], row["algorithm"]) for row in rows if row["chosen"] == "true"} == {("1024", "4")}
     table = (tmp_path / "out" / "table.txt").read_text()
     assert table.count("failed: no run measured this size") == 3
+
+
+def test_no_valid_call_decides_nothing(tmp_path, monkeypatch):
+    """With every call flagged, all calls' t_global (which holds the late
+    rank's wait) once decided: docs/tuning.md says no valid calls, no decision."""
+    monkeypatch.setenv("FAKE_NO_VALID", "1")
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  "--until-decided", algorithms_model="3:0.5")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("no valid call of the default: no decision, the default stays") == 3
+    assert re.search(r"3 recursive_doubling +no valid call", result.stdout)
+    assert "no valid call anywhere: nothing decided, no decision file written" in result.stdout
+    assert not (tmp_path / "out" / "ompi-coll-rules.conf").exists()
+    # More runs cannot make a call valid: --until-decided stops at the first round.
+    assert json.loads((tmp_path / "out" / "allreduce" / "plan.json").read_text())["runs"] == 3
+    rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
+    assert {row["no_valid_calls"] for row in rows} == {"true"} and not any(row["decided"] for row in rows)
 
 
 def test_sizes_must_be_a_range(tmp_path):

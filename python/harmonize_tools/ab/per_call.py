@@ -101,14 +101,17 @@ def z_of(level):
     return Z_95 if level == 0.95 else NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
+def pool_calls(pool):
+    """How many calls a pool holds (None: none)."""
+    return 0 if pool is None else pool["below"] + pool["above"] + sum(pool["counts"].values())
+
+
 def pooled_median(pool, level=0.95):
     """(low, median, high) of the pooled calls: the median (its bucket's
     midpoint) and a `level` interval from order statistics, widened to the
     edges of the buckets that hold them (a bucket spans 1.6 %: thousands of
     calls often put all three in one bucket); None when the pool is empty."""
-    if pool is None:
-        return None
-    n = pool["below"] + pool["above"] + sum(pool["counts"].values())
+    n = pool_calls(pool)
     if n == 0:
         return None
     half_width = z_of(level) * math.sqrt(n) / 2.0

@@ -178,6 +178,8 @@ def run(args, script_dir):
         use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
                if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
         say("harmonize-tune", f"decision file {files['tuned']}; use it with {use}", args.quiet)
+    elif all(row["default"] in row.get("no_valid", []) for row in all_rows):
+        print("no valid call anywhere: nothing decided, no decision file written")
     else:
         print("no algorithm was decidedly faster than the default anywhere: no decision file written")
     if args.compare_usual:

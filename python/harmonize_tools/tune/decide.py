@@ -8,14 +8,17 @@ interval that is the wider of the calls' and a cluster bootstrap over runs
 (ab.per_call.compare_runs). An algorithm is chosen where that interval lies
 wholly below 1 - it is decidedly faster than the default - and among such
 the fastest; else the default stays: a tie when some algorithm could not be
-told from it, else the default is the fastest.
+told from it, else the default is the fastest. Where the default, or an
+algorithm, has no valid call there is no comparison: no decision.
 """
 from ..ab import per_call, stats
 
 
 def runs_of(point):
-    """The per-run pools to compare: the valid calls' t_global, else all calls'."""
-    return point.get("valid_t_global_runs") or point.get("t_global_runs") or []
+    """The per-run pools to compare: the valid calls' t_global, never all
+    calls': a flagged call's t_global holds the late rank's wait (docs/tuning.md,
+    "no valid calls, no decision")."""
+    return [pool for pool in point.get("valid_t_global_runs") or [] if per_call.pool_calls(pool)]
 
 
 def family_level(compared, level=0.95):
@@ -79,6 +82,9 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
         # The default stays either way; a tie when some algorithm could not be told from it.
         row["tie"] = not faster and any(not (c and c["decided"]) for c in row["versus"].values())
+        # Said apart from a tie: no comparison without valid calls on both sides.
+        measured = {default: default_point, **{a: p for a, p in points.items() if p is not None}}
+        row["no_valid"] = [a for a, point in measured.items() if not runs_of(point)]
         rows.append(row)
     return rows
 
@@ -89,8 +95,11 @@ def still_open(row):
     counts as 1). An algorithm measured slower, decided or not, cannot be
     chosen; one exactly as fast as the default never decides (the budget
     stops it)."""
+    if row["default"] in row.get("no_valid", []):
+        return False  # nothing to compare with: more runs of a machine that flags every call will not do
     best = row["versus"][row["choice"]]["delta"] if row["choice"] != row["default"] else 1.0
-    return any(c is None or (not c["decided"] and c["delta"] < best) for c in row["versus"].values())
+    return any((c is None and a not in row.get("no_valid", [])) or (c and not c["decided"] and c["delta"] < best)
+               for a, c in row["versus"].items())
 
 
 def verification_open(row):

@@ -50,12 +50,16 @@ def table_text(rows, names):
         lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})"
                      + (f" t_global {default * 1e6:.2f} us" if default else ""))
         named = names.get(row["operation"], {})
+        no_valid = row.get("no_valid", [])
         for algorithm, comparison in row["versus"].items():
-            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} {ratio_text(comparison)}")
+            shown = "no valid call" if algorithm in no_valid else ratio_text(comparison)
+            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} {shown}")
         for algorithm in row.get("failed", []):
             lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} failed: no run measured this size")
         choice = row["choice"]
-        if choice != row["default"]:
+        if row["default"] in no_valid:
+            verdict = "no valid call of the default: no decision, the default stays"
+        elif choice != row["default"]:
             ratio = row["versus"][choice]["delta"]
             verdict = f"{choice} {named.get(choice, '')}: {ratio:.3f} of the default's t_global"
         elif row["tie"]:
@@ -70,7 +74,8 @@ def decisions_csv(rows, names):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["operation", "processes", "bytes", "algorithm", "name", "ratio_to_default",
-                     "ratio_low95", "ratio_high95", "decided", "chosen", "tie", "failed"])
+                     "ratio_low95", "ratio_high95", "decided", "chosen", "tie", "failed",
+                     "no_valid_calls"])
     for row in rows:
         compared = [(a, c, False) for a, c in row["versus"].items()] + \
             [(a, None, True) for a in row.get("failed", [])]
@@ -78,7 +83,8 @@ def decisions_csv(rows, names):
             writer.writerow([row["operation"], row["processes"], row["bytes"], algorithm,
                              names.get(row["operation"], {}).get(algorithm, ""),
                              *comparison_cells(comparison), str(row["choice"] == algorithm).lower(),
-                             str(row["tie"]).lower(), str(failed).lower()])
+                             str(row["tie"]).lower(), str(failed).lower(),
+                             str(algorithm in row.get("no_valid", [])).lower()])
     return buffer.getvalue()
 
 
