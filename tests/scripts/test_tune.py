@@ -85,7 +85,7 @@ def test_mpich_tuning_names_the_functions_and_ends_with_any():
 
 # ------------------------------------------------------------------ end to end on the stand-in
 
-def tune(output, *arguments, algorithms_model="", native_model="", quiet=True):
+def tune(output, *arguments, algorithms_model="", native_model="", quiet=True, command=None):
     env = {k: v for k, v in clean_environment().items()
            if not k.startswith(("HARMONIZE_", "OMPI_MCA_", "MPIR_CVAR_"))}
     env.pop("LD_PRELOAD", None)
@@ -96,8 +96,9 @@ def tune(output, *arguments, algorithms_model="", native_model="", quiet=True):
     if library is None:
         pytest.skip("no libm to preload as a stand-in")
     return subprocess.run([str(TUNE), "-o", str(output), "--library", library, *(["-q"] if quiet else []),
-                           "--runs", "3", "--collectives", "allreduce", *arguments, "--", str(FAKE), "-n", "4",
-                           "osu_allreduce"], env=env, capture_output=True, text=True, timeout=600)
+                           "--runs", "3", "--collectives", "allreduce", *arguments, "--",
+                           *(command or [str(FAKE), "-n", "4", "osu_allreduce"])],
+                          env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_open_mpi_tuning_chooses_the_decidedly_faster_algorithm(tmp_path):
@@ -191,6 +192,17 @@ def test_no_valid_call_decides_nothing(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "out" / "allreduce" / "plan.json").read_text())["runs"] == 3
     rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
     assert {row["no_valid_calls"] for row in rows} == {"true"} and not any(row["decided"] for row in rows)
+
+
+def test_a_program_that_prints_no_size_is_run_once(tmp_path):
+    """`-- mpirun -np 2 /bin/true` was run once per algorithm (7 failed runs)
+    before "no usable run": the first run that ends well and prints no size
+    shows that no run will."""
+    result = tune(tmp_path / "out", "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"),
+                  command=["/bin/true"])
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "no usable run" in result.stderr
+    assert [p.name for p in (tmp_path / "out" / "allreduce" / "runs").iterdir()] == ["001-0"]
 
 
 def test_sizes_must_be_a_range(tmp_path):

@@ -121,7 +121,9 @@ def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
         errors.insert(0, f"the disk holding {directory} is full: the run's output may be cut short")
     status = {"id": run_id(index, side), "index": index, "side": side, "mode": mode,
               "attempt": attempt, "started": started, "seconds": round(seconds, 3), "exit_code": code,
-              "rows": rows, "ok": not errors, "errors": errors}
+              "rows": rows, "ok": not errors, "errors": errors,
+              # Ran to its end and printed nothing we read: no other side or run will.
+              "no_sizes": code == 0 and not timed_out and not rows}
     write_json(directory / "status.json", status)
     return status
 
@@ -206,6 +208,10 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, 
         status = run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout)
         progress.finished(status)
         statuses.append(status)
+        if status["no_sizes"]:
+            progress.say(f"run {status['id']} ended with status 0 and printed no benchmark size: the "
+                         "command is not a benchmark harmonize-ab reads; not running the rest")
+            break
         if fail_fast and not status["ok"]:
             progress.say("stopping at the first failed run (--fail-fast)")
             break
