@@ -413,6 +413,32 @@ def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
     assert not (tmp_path / "out" / "allreduce").exists()
 
 
+@pytest.mark.parametrize("where, message", [
+    ("under-a-file", "cannot make the output directory"),
+    ("proc", "cannot make the output directory"),
+    ("table-a-directory", "table.txt is in the way"),
+    ("collective-a-file", "allreduce is in the way"),
+])
+def test_an_unusable_output_directory_is_a_usage_error_before_any_run(tmp_path, where, message):
+    """Once a traceback with status 1 (documented as "some runs failed"), after the runs."""
+    output = tmp_path / "out"
+    if where == "under-a-file":
+        (tmp_path / "file").write_text("x")
+        output = tmp_path / "file" / "out"
+    elif where == "proc":
+        output = Path("/proc/harmonize-tune-test")
+    elif where == "table-a-directory":
+        (output / "table.txt").mkdir(parents=True)
+    else:
+        output.mkdir()
+        (output / "allreduce").write_text("x")
+    result = tune(output, "--mpi", "openmpi", "--ompi-info", str(FIXTURES / "ompi_info"))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("harmonize-tune: error: -o ") and message in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "out" / "allreduce" / "runs").exists()
+
+
 def test_algorithm_names_are_each_collectives_own():
     """Open MPI numbers each collective's algorithms on its own (allreduce 2 is
     nonoverlapping, bcast 2 chain): a tuning of both once named allreduce's

@@ -49,7 +49,8 @@ mpich-coll-selection.json for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=F
 the library's own selection tree with the tuned collectives replaced).
 
 exit status: 0 done, 1 some runs failed (decided from the others), 2 usage
-error or algorithms that cannot be listed, 3 no usable run.
+error, an output directory that cannot be written, or algorithms that cannot
+be listed, 3 no usable run.
 """
 import argparse
 import os
@@ -62,6 +63,7 @@ from ..common import pattern_delta, say, tools_dir
 from . import algorithms as algorithms_module
 from .benchmark import UsageError, benchmark_command, mpi_of, size_range, split_command
 from .measure import OMPI_DYNAMIC_RULES, Tuning, runs_text, verify
+from .output import prepare_output
 from .rule_files import ARRIVAL_RULES_FILE, RULES_FILE, USUAL_RULES_FILE, kept_choices, mpich_builtin, write_rules
 from .tables import (decisions_csv, draw_heatmaps, side_by_side, table_text, usual_choices_of, usual_text,
                      verification_csv, verification_text)
@@ -142,7 +144,7 @@ def run(args, script_dir):
     # MPICH's file replaces its whole selection tree: the library's own, before any run.
     builtin = mpich_builtin(args) if mpi == "mpich" else None
     output = Path(args.output)
-    output.mkdir(parents=True, exist_ok=True)
+    prepare_output(output, mpi, collectives)
     default = algorithms_module.OMPI_DEFAULT if mpi == "openmpi" else algorithms_module.MPICH_DEFAULT
     # Per collective: Open MPI numbers each collective's algorithms on its own.
     names = {collective: dict(algorithms) for collective, algorithms in offered.items()}
@@ -210,6 +212,11 @@ def main(argv=None, script_dir=None):
         return run(args, script_dir)
     except (UsageError, algorithms_module.AlgorithmsUnknown) as error:
         print(f"harmonize-tune: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as error:
+        # Known only once written (a disk gone full): one line, the runs are kept.
+        print(f"harmonize-tune: error: cannot write {error.filename or args.output}: {error.strerror or error}; "
+              f"the runs so far are kept in {args.output}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as interrupt:
         signum = getattr(interrupt, "signum", signal.SIGINT)
