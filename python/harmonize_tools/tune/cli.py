@@ -35,9 +35,13 @@ pattern, and shows both choices side by side. --compare-usual also ranks the
 algorithms the usual way (the benchmark's averages after its native barrier,
 mode observe) and shows where that choice differs.
 
-Then each written file is verified: one more harmonize-ab run, the library
-deciding alone against the library reading the file, interleaved, per call
-(DIR/verify/<collective>, verification.txt and .csv; --no-verify skips it).
+Then each written file is verified on the collectives it has rules for: one
+more harmonize-ab run, the library deciding alone against the library
+reading the file, interleaved, per call (DIR/verify/<collective>,
+verification.txt and .csv: per size the rule checked and its verdict, not
+changed, confirmed, contradicted or undecided). A rule of the tuned file that
+is not confirmed goes back to the library: the file is written again
+without it, or not at all (--no-verify skips it, the file says so).
 
 Written in DIR: table.txt and decisions.csv (every comparison, the choice),
 heatmap-<collective>-P<processes>.png (size x algorithm, t_global relative to
@@ -65,8 +69,9 @@ from .benchmark import UsageError, benchmark_command, mpi_of, size_range, split_
 from .measure import OMPI_DYNAMIC_RULES, Tuning, runs_text, verify
 from .output import prepare_output
 from .rule_files import ARRIVAL_RULES_FILE, RULES_FILE, USUAL_RULES_FILE, kept_choices, mpich_builtin, write_rules
-from .tables import (decisions_csv, draw_heatmaps, side_by_side, table_text, usual_choices_of, usual_text,
-                     verification_csv, verification_text)
+from .decide import confirmed_choices
+from .tables import (decisions_csv, draw_heatmaps, dropped_text, side_by_side, table_text, usual_choices_of,
+                     usual_text, verification_csv, verification_text)
 
 EXIT_USAGE, EXIT_NO_RUNS = 2, 3
 
@@ -171,15 +176,13 @@ def run(args, script_dir):
             write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
                         f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}", builtin)
     choices = kept_choices(default, choices)
-    files, verified = {}, set(choices)
+    files, files_choices = {}, {}
+    header = (f"harmonize-tune {' '.join(command)}\nchosen from harmonized per-call t_global (valid calls), "
+              f"{runs_text(args)} per algorithm")
     if choices:
-        files["tuned"] = output / RULES_FILE[mpi]
-        write_rules(files["tuned"], mpi, choices, f"harmonize-tune {' '.join(command)}\nchosen from harmonized "
-                    f"per-call t_global (valid calls), {runs_text(args)} per algorithm", builtin)
-        path = files["tuned"].resolve()
-        use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
-               if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
-        say("harmonize-tune", f"decision file {files['tuned']}; use it with {use}", args.quiet)
+        files["tuned"], files_choices["tuned"] = output / RULES_FILE[mpi], choices
+        write_rules(files["tuned"], mpi, choices, header + ("\nnot verified (--no-verify)" if args.no_verify else
+                                                            "\nnot verified yet"), builtin)
     elif all(row["default"] in row.get("no_valid", []) for row in all_rows):
         print("no valid call anywhere: nothing decided, no decision file written")
     else:
@@ -189,19 +192,46 @@ def run(args, script_dir):
         sys.stdout.write(usual_text(all_rows, usual, names))
         usual_kept = kept_choices(default, usual_choices_of(usual, collectives))
         if usual_kept:
-            files["usual"] = output / USUAL_RULES_FILE[mpi]
+            files["usual"], files_choices["usual"] = output / USUAL_RULES_FILE[mpi], usual_kept
             write_rules(files["usual"], mpi, usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual "
                         "method: the benchmark's averages after its native barrier", builtin)
-            verified |= set(usual_kept)
     if files and not args.no_verify:
-        checked, failed = verify(args, script_dir, mpi, {c: commands[c] for c in collectives if c in verified},
-                                 files, output)
+        checked, failed = verify(args, script_dir, mpi, commands, files, files_choices, default, output)
         any_failed |= failed
-        verification = verification_text(checked)
+        verification = verification_text(checked, names)
         (output / "verification.txt").write_text(verification)
         (output / "verification.csv").write_text(verification_csv(checked))
         sys.stdout.write(verification)
+        if "tuned" in files:
+            keep_confirmed(files, mpi, choices, checked, default, header, builtin)
+    if "tuned" in files:
+        path = files["tuned"].resolve()
+        use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
+               if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
+        say("harmonize-tune", f"decision file {files['tuned']}; use it with {use}", args.quiet)
     return 1 if any_failed else 0
+
+
+def keep_confirmed(files, mpi, choices, checked, default, header, builtin):
+    """The tuned file again with only the rules its verification confirmed
+    (a rule it contradicts or leaves undecided goes back to the library),
+    or no file when none is left; what was dropped is said."""
+    confirmed, dropped, unverified = confirmed_choices(choices, checked, "tuned", default)
+    confirmed = kept_choices(default, confirmed)
+    path = files["tuned"]
+    sys.stdout.write(dropped_text(dropped, unverified, path))
+    if not confirmed:
+        path.unlink()
+        del files["tuned"]
+        print("the verification confirmed no rule: no decision file written (verification.txt)")
+        return
+    note = "verified: every rule confirmed per call (verification.txt)"
+    if dropped:
+        note = (f"verified per call (verification.txt): {len(dropped)} rule(s) it did not confirm handed "
+                "back to the library")
+    if unverified:
+        note += f"; {len(unverified)} rule(s) no verification run measured, kept unverified"
+    write_rules(path, mpi, confirmed, f"{header}\n{note}", builtin)
 
 
 def main(argv=None, script_dir=None):

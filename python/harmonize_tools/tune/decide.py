@@ -12,6 +12,7 @@ told from it, else the default is the fastest. Where the default, or an
 algorithm, has no valid call there is no comparison: no decision.
 """
 from ..ab import per_call, stats
+from . import rules
 
 
 def runs_of(point):
@@ -103,8 +104,55 @@ def still_open(row):
 
 
 def verification_open(row):
-    """Whether a written file's comparison with the default is not decided yet."""
-    return any(c is None or not c["decided"] for c in row["versus"].values())
+    """Whether a written file's comparison with the default is not decided
+    yet where the file changes the algorithm (elsewhere it cannot gain)."""
+    return any((row.get("verdicts") or {}).get(side) != "not changed" and (c is None or not c["decided"])
+               for side, c in row["versus"].items())
+
+
+def with_rules(rows, files_choices, default):
+    """The verification's rows, each told per file ({side: choices}) which
+    algorithm the file names at its size (row["rules"]; None: no rule, the
+    library decides) and the verdict (row["verdicts"])."""
+    for row in rows:
+        row["rules"] = {side: rules.rule_at(choices, row["operation"], row["processes"], row["bytes"])
+                        for side, choices in files_choices.items()}
+        row["verdicts"] = {side: verification_verdict(row, side, default) for side in files_choices}
+    return rows
+
+
+def verification_verdict(row, side, default):
+    """What the verification says of `side`'s rule at `row`'s size:
+    "not changed" where the file names no algorithm or the default (never
+    a gain, whatever its ratio), else "confirmed" (decidedly faster),
+    "contradicted" (decidedly slower) or "undecided"."""
+    rule = row["rules"][side]
+    if rule is None or rule == default:
+        return "not changed"
+    comparison = row["versus"].get(side)
+    if not comparison or not comparison["decided"]:
+        return "undecided"
+    return "confirmed" if comparison["delta_high"] < 1.0 else "contradicted"
+
+
+def confirmed_choices(choices, rows, side, default):
+    """`choices` with every rule the verification of `side` does not confirm
+    handed back to the default; and the rules so dropped, and those no
+    verification row measured (kept, unverified): [(collective, processes,
+    bytes, algorithm, verdict)] each."""
+    verdicts = {(r["operation"], r["processes"], r["bytes"]): r["verdicts"][side] for r in rows}
+    kept, dropped, unverified = {}, [], []
+    for collective, sizes in choices.items():
+        for processes, entries in sizes.items():
+            for size, algorithm in entries:
+                verdict = verdicts.get((collective, processes, size))
+                if algorithm != default and verdict is None:
+                    unverified.append((collective, processes, size, algorithm, "not measured"))
+                elif algorithm != default and verdict != "confirmed":
+                    dropped.append((collective, processes, size, algorithm, verdict))
+                    algorithm = default
+                kept.setdefault(collective, {}).setdefault(processes, []).append((size, algorithm))
+    return kept, dropped, unverified
 
 
 def open_label(row):

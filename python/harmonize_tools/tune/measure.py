@@ -100,18 +100,27 @@ def verify_sides(mpi, collective, files):
     return sides
 
 
-def verify(args, script_dir, mpi, commands, files, output):
-    """The library's default against each written file ({side: path}), per
-    call, interleaved like the tuning; (rows, any run failed)."""
+def verify(args, script_dir, mpi, commands, files, files_choices, default, output):
+    """The library's default against each written file ({side: path}, the
+    choices it holds in `files_choices`), per call, interleaved like the
+    tuning, on the collectives the file has rules for: (rows, any run
+    failed), each row with the rule each file names at its size and the
+    verdict (decide.with_rules)."""
     rows, failed_any = [], False
     for collective, command in commands.items():
+        sides = {side: path.resolve() for side, path in files.items() if collective in files_choices[side]}
+        if not sides:
+            continue
         directory = output / "verify" / collective
-        say("harmonize-tune", f"{collective}: verifying: default against {', '.join(files)}, {runs_text(args)} "
+        say("harmonize-tune", f"{collective}: verifying: default against {', '.join(sides)}, {runs_text(args)} "
             f"each -> {directory}", args.quiet)
-        checked, failed = measure(
-            args, script_dir, directory, verify_sides(mpi, collective, {s: p.resolve() for s, p in files.items()}),
-            command, lambda points: decide_module.decide(points, collective, "default", list(files), args.size_range),
-            decide_module.verification_open, f"{collective} verification")
+
+        def rows_of(points, collective=collective, sides=sides):
+            decided = decide_module.decide(points, collective, "default", list(sides), args.size_range)
+            return decide_module.with_rules(decided, files_choices, default)
+
+        checked, failed = measure(args, script_dir, directory, verify_sides(mpi, collective, sides), command,
+                                  rows_of, decide_module.verification_open, f"{collective} verification")
         failed_any |= failed
         rows += checked or []
     return rows, failed_any

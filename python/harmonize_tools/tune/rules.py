@@ -57,6 +57,19 @@ def thresholds(rules):
     return kept
 
 
+def rule_at(choices, collective, processes, size):
+    """The algorithm `choices` names for a call of `size` bytes on
+    `processes` processes (as Open MPI reads its file: the largest
+    communicator size, then message size, not above the call's), or None
+    where they name none (the library decides)."""
+    sizes = choices.get(collective) or {}
+    fitting = [communicator for communicator in sizes if communicator <= processes]
+    if not fitting:
+        return None
+    below = [algorithm for bytes_, algorithm in sorted(sizes[max(fitting)]) if bytes_ <= size]
+    return below[-1] if below else None
+
+
 def ompi_rules_text(choices, header=""):
     lines = [f"# {line}" for line in header.splitlines()]
     lines += [f"{len(choices)}  # collectives"]

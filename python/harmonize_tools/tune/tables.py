@@ -9,12 +9,21 @@ from ..common import say
 from . import heatmap
 
 
-def verification_text(rows):
-    lines = ["verification: t_global of the valid calls with the written file / without it "
-             "(95 % interval over calls and runs; ? undecided)"]
+def verification_text(rows, names):
+    lines = ["verification: t_global of the valid calls with the written file / without it, where the file "
+             "names another algorithm than the default (95 % interval over calls and runs; ? undecided)"]
     for row in rows:
-        files = "  ".join(f"{side}: {ratio_text(c)}" for side, c in row["versus"].items())
-        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: {files}")
+        named = names.get(row["operation"], {})
+        files = []
+        for side, verdict in row["verdicts"].items():
+            rule = row["rules"][side]
+            if verdict == "not changed":
+                why = f"no {row['operation']} rule" if rule is None else f"its rule names the default, {rule}"
+                files.append(f"{side}: not changed ({why})")
+            else:
+                files.append(f"{side} ({rule} {named.get(rule, '')}".rstrip() +
+                             f"): {ratio_text(row['versus'].get(side))} {verdict}")
+        lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: " + "  ".join(files))
     return "\n".join(lines) + "\n"
 
 
@@ -29,11 +38,21 @@ def comparison_cells(comparison):
 def verification_csv(rows):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["operation", "processes", "bytes", "file", "over_default", "low95", "high95", "decided"])
+    writer.writerow(["operation", "processes", "bytes", "file", "rule", "over_default", "low95", "high95",
+                     "decided", "verdict"])
     for row in rows:
-        for side, comparison in row["versus"].items():
-            writer.writerow([row["operation"], row["processes"], row["bytes"], side, *comparison_cells(comparison)])
+        for side, verdict in row["verdicts"].items():
+            writer.writerow([row["operation"], row["processes"], row["bytes"], side, row["rules"][side] or "",
+                             *comparison_cells(row["versus"].get(side)), verdict])
     return buffer.getvalue()
+
+
+def dropped_text(dropped, unverified, path):
+    """What the verification removed from (or could not check in) the file at `path`."""
+    lines = [f"dropped from {path}: {c} P={p} {b} B {a} ({verdict})" for c, p, b, a, verdict in dropped]
+    lines += [f"not verified in {path}: {c} P={p} {b} B {a} (no verification run measured it)"
+              for c, p, b, a, _ in unverified]
+    return "".join(line + "\n" for line in lines)
 
 
 def ratio_text(comparison):
