@@ -6,7 +6,7 @@ find_package(MPI REQUIRED COMPONENTS C)
 foreach(program barrier_loop barrier_errors no_finalize subcomm threads late_comm comm_exhaust per_process_comms preempted_spin
         collective_delays collective_burst collective_free arrival_truth inter_collectives
         report_dir_vanishes wtime_truth nonblocking_truth nonblocking_endings nonblocking_threads
-        allreduce_signature interleaved_signature barrier_work every_collective)
+        reduction_signature interleaved_signature barrier_work every_collective)
   add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/programs/${program}.c)
   target_link_libraries(${program} PRIVATE MPI::MPI_C)
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${HARMONIZE_TEST_PROGRAM_DIR})

@@ -1,7 +1,7 @@
 """The MPI library obeys the decision file harmonize-tune writes (issue 27,
 item 3). Neither library says which algorithm it ran (Open MPI 4.1's release
 build names the component only, MPICH 4.0 prints nothing), so the program
-tells (allreduce_signature.c): the calls an allreduce makes to a
+tells (reduction_signature.c): the calls an allreduce makes to a
 user-defined operation differ by algorithm, deterministically, whatever the
 load. On 2 processes and 8 ints: recursive doubling calls it once per
 process on all 8; a ring (Open MPI 4) on halves of 4; a reduce-and-broadcast
@@ -19,18 +19,22 @@ import subprocess
 import pytest
 
 from conftest import MPI_FLAVOR, PROGRAMS, run_mpi
-from harmonize_tools.tune import cli, rules
+from harmonize_tools.tune import algorithms, cli, rule_files, rules
 
-SIGNATURE = PROGRAMS / "allreduce_signature"
+SIGNATURE = PROGRAMS / "reduction_signature"
 WHOLE = [8]  # one call on the whole vector
 HALF = [4]
 
 
-def calls_per_rank(env, count=8):
-    result = run_mpi(2, [SIGNATURE, str(count)], preload=False, env=env, timeout=120)
+def signature_lines(env, count=8, processes=2, operation="allreduce"):
+    result = run_mpi(processes, [SIGNATURE, str(count), operation], preload=False, env=env, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    return {line["rank"]: line["lengths"] for line in sorted(lines, key=lambda line: line["rank"])}
+    return sorted((json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")),
+                  key=lambda line: line["rank"])
+
+
+def calls_per_rank(env, count=8):
+    return {line["rank"]: line["lengths"] for line in signature_lines(env, count)}
 
 
 def written(tmp_path, mpi, choices, builtin=None):
@@ -49,6 +53,39 @@ def test_open_mpi_obeys_the_written_rules_file(tmp_path):
     assert calls_per_rank({}) == {0: WHOLE, 1: WHOLE}  # the library's own: recursive doubling
     assert with_file("1") == {0: WHOLE, 1: []}  # basic_linear: reduce to 0, broadcast
     assert with_file("4") == {0: HALF, 1: HALF}  # ring
+
+
+@pytest.mark.skipif(MPI_FLAVOR != "openmpi", reason="Open MPI's rules file")
+def test_open_mpi_runs_a_files_algorithm_as_forcing_it_does(tmp_path):
+    """Outside check (issue 46.6): every rule was written with fan-in/out 0,
+    and Open MPI then ran reduce's chain as one chain of fan-out 1 where
+    forcing the algorithm (what the tuning measured) runs its MCA default of
+    4. The file now carries the forced values (ompi_info's), and on 4
+    processes each reduce algorithm calls the operation on the same ranks
+    from the file as forced."""
+    dynamic = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1"}
+    parameters = algorithms.list_rule_parameters("openmpi", ["reduce"])
+    assert parameters["reduce"][0] > 1  # else this test could not tell a chain's fan-out
+
+    def op_calls(env, path=None):
+        files = {"OMPI_MCA_coll_tuned_dynamic_rules_filename": str(path)} if path else {}
+        return [line["op_calls"] for line in signature_lines({**dynamic, **env, **files}, 64, 4, "reduce")]
+
+    for algorithm in ("1", "2", "3", "4", "5", "6", "7"):
+        path = tmp_path / f"rules-{algorithm}.conf"
+        rule_files.write_rules(path, "openmpi", {"reduce": {4: [(0, algorithm)]}}, "test", None, parameters)
+        forced = op_calls({"OMPI_MCA_coll_tuned_reduce_algorithm": algorithm})
+        assert op_calls({}, path) == forced, f"reduce algorithm {algorithm}"
+    # The chain as forced: fan-out 4 from the root; a 0 in the file makes it one chain.
+    assert forced_chain_is_a_fan(op_calls({"OMPI_MCA_coll_tuned_reduce_algorithm": "2"}))
+    zero = tmp_path / "rules-zero.conf"
+    rule_files.write_rules(zero, "openmpi", {"reduce": {4: [(0, "2")]}}, "test", None, {"reduce": (0, 0)})
+    assert not forced_chain_is_a_fan(op_calls({}, zero))
+
+
+def forced_chain_is_a_fan(calls):
+    """Root calls the operation once per other process, the others never."""
+    return calls[0] == len(calls) - 1 and not any(calls[1:])
 
 
 def libmpich_of(program):

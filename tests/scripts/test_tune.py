@@ -75,6 +75,22 @@ def test_open_mpi_rules_read_back_to_the_choices():
         "bcast": {4: [(0, "0"), (4096, "6")]}}
 
 
+def test_open_mpi_rules_carry_the_forced_fan_out_and_segment_size():
+    """A rule's fan-in/out and segment size are what forcing the algorithm
+    uses (ompi_info's), not 0 (issue 46.6; the MPI's side:
+    tests/mpi/test_decision_files.py)."""
+    text = (FIXTURES / "ompi_info-4.1.4.txt").read_text()
+    assert algorithms.parse_ompi_rule_parameters(text, "reduce") == (4, 0)
+    assert algorithms.parse_ompi_rule_parameters(text, "reduce_scatter_block") == (4, 0)  # the component's
+    assert algorithms.parse_ompi_rule_parameters("", "bcast") == (0, 0)
+    assert algorithms.parse_ompi_rule_parameters(
+        "mca:coll:tuned:param:coll_tuned_bcast_algorithm_chain_fanout:value:8\n"
+        "mca:coll:tuned:param:coll_tuned_bcast_algorithm_segmentsize:value:8192\n", "bcast") == (8, 8192)
+    written = rules.ompi_rules_text({"bcast": {4: [(0, "2"), (4096, "6")]}}, "", {"bcast": (4, 8192)})
+    assert written.endswith("0 2 4 8192\n4096 6 4 8192\n")
+    assert rules.parse_ompi_rules(written) == {"bcast": {4: [(0, "2"), (4096, "6")]}}
+
+
 def test_mpich_tuning_names_the_functions_and_ends_with_any():
     parsed = rules.parse_mpich_tuning(rules.mpich_tuning_text(
         {"allreduce": {2: [(8, "recursive_doubling"), (1024, "nb")], 4: [(8, "smp")]}}))

@@ -111,6 +111,31 @@ def run_text(command):
     return result.stdout
 
 
+def parse_ompi_rule_parameters(text, collective):
+    """(fan-in/out, segment size) Open MPI uses when `collective`'s algorithm
+    is forced (coll_tuned_<collective>_algorithm_chain_fanout and
+    _segmentsize; the component's coll_tuned_init_chain_fanout, else 0, where
+    the collective has none): what a rules file must say for its rule to run
+    the algorithm the tuning measured. A rule's 0 fan-out made reduce's chain
+    one chain of fan-out 1 (4 ranks, Open MPI 4.1.4) where forcing it ran 4."""
+    values = {}
+    for line in text.splitlines():
+        name, _, value = line.removeprefix("mca:coll:tuned:param:").partition(":value:")
+        if value.strip().lstrip("-").isdigit() and not line.count(":enumerator:"):
+            values[name] = int(value)
+    fanout = values.get(f"coll_tuned_{collective}_algorithm_chain_fanout",
+                        values.get("coll_tuned_init_chain_fanout", 0))
+    return fanout, values.get(f"coll_tuned_{collective}_algorithm_segmentsize", 0)
+
+
+def list_rule_parameters(mpi, collectives, ompi_info="ompi_info"):
+    """{collective: (fan-in/out, segment size)} for Open MPI's rules file; {} for MPICH."""
+    if mpi != "openmpi":
+        return {}
+    text = run_text([ompi_info, "--param", "coll", "tuned", "--level", "9", "--parsable"])
+    return {collective: parse_ompi_rule_parameters(text, collective) for collective in collectives}
+
+
 def list_algorithms(mpi, collectives, ompi_info="ompi_info", mpivars="mpivars"):
     """{collective: [(value, name)]} with the default first, for `mpi`."""
     found = {}

@@ -148,6 +148,11 @@ def run(args, script_dir):
     offered = algorithms_module.list_algorithms(mpi, collectives, args.ompi_info, args.mpivars)
     # MPICH's file replaces its whole selection tree: the library's own, before any run.
     builtin = mpich_builtin(args) if mpi == "mpich" else None
+    parameters = algorithms_module.list_rule_parameters(mpi, collectives, args.ompi_info)
+
+    def write(path, choices, header):
+        write_rules(path, mpi, choices, header, builtin, parameters)
+
     output = Path(args.output)
     prepare_output(output, mpi, collectives)
     default = algorithms_module.OMPI_DEFAULT if mpi == "openmpi" else algorithms_module.MPICH_DEFAULT
@@ -173,16 +178,16 @@ def run(args, script_dir):
         draw_heatmaps(args, arrival_rows, default, names, output, "-arrival")
         arrival_choices = kept_choices(default, arrival_choices)
         if arrival_choices:
-            write_rules(output / ARRIVAL_RULES_FILE[mpi], mpi, arrival_choices,
-                        f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}", builtin)
+            write(output / ARRIVAL_RULES_FILE[mpi], arrival_choices,
+                  f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}")
     choices = kept_choices(default, choices)
     files, files_choices = {}, {}
     header = (f"harmonize-tune {' '.join(command)}\nchosen from harmonized per-call t_global (valid calls), "
               f"{runs_text(args)} per algorithm")
     if choices:
         files["tuned"], files_choices["tuned"] = output / RULES_FILE[mpi], choices
-        write_rules(files["tuned"], mpi, choices, header + ("\nnot verified (--no-verify)" if args.no_verify else
-                                                            "\nnot verified yet"), builtin)
+        write(files["tuned"], choices, header + ("\nnot verified (--no-verify)" if args.no_verify else
+                                                 "\nnot verified yet"))
     elif all(row["default"] in row.get("no_valid", []) for row in all_rows):
         print("no valid call anywhere: nothing decided, no decision file written")
     else:
@@ -193,8 +198,8 @@ def run(args, script_dir):
         usual_kept = kept_choices(default, usual_choices_of(usual, collectives))
         if usual_kept:
             files["usual"], files_choices["usual"] = output / USUAL_RULES_FILE[mpi], usual_kept
-            write_rules(files["usual"], mpi, usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual "
-                        "method: the benchmark's averages after its native barrier", builtin)
+            write(files["usual"], usual_kept, f"harmonize-tune {' '.join(command)}\nthe usual method: the "
+                  "benchmark's averages after its native barrier")
     if files and not args.no_verify:
         checked, failed = verify(args, script_dir, mpi, commands, files, files_choices, default, output)
         any_failed |= failed
@@ -203,7 +208,7 @@ def run(args, script_dir):
         (output / "verification.csv").write_text(verification_csv(checked))
         sys.stdout.write(verification)
         if "tuned" in files:
-            keep_confirmed(files, mpi, choices, checked, default, header, builtin)
+            keep_confirmed(files, write, choices, checked, default, header)
     if "tuned" in files:
         path = files["tuned"].resolve()
         use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
@@ -212,7 +217,7 @@ def run(args, script_dir):
     return 1 if any_failed else 0
 
 
-def keep_confirmed(files, mpi, choices, checked, default, header, builtin):
+def keep_confirmed(files, write, choices, checked, default, header):
     """The tuned file again with only the rules its verification confirmed
     (a rule it contradicts or leaves undecided goes back to the library),
     or no file when none is left; what was dropped is said."""
@@ -231,7 +236,7 @@ def keep_confirmed(files, mpi, choices, checked, default, header, builtin):
                 "back to the library")
     if unverified:
         note += f"; {len(unverified)} rule(s) no verification run measured, kept unverified"
-    write_rules(path, mpi, confirmed, f"{header}\n{note}", builtin)
+    write(path, confirmed, f"{header}\n{note}")
 
 
 def main(argv=None, script_dir=None):

@@ -29,9 +29,11 @@ def kept_choices(default, choices):
             if any(algorithm != default for rules_ in sizes.values() for _, algorithm in rules_)}
 
 
-def write_rules(path, mpi, choices, header, builtin=None):
+def write_rules(path, mpi, choices, header, builtin=None, parameters=None):
+    """`builtin`: MPICH's own tree (mpich_builtin); `parameters`: Open MPI's
+    forced fan-in/out and segment size per collective (list_rule_parameters)."""
     if mpi == "openmpi":
-        path.write_text(rules.ompi_rules_text(choices, header))
+        path.write_text(rules.ompi_rules_text(choices, header, parameters))
     else:
         tuned = rules.mpich_tuning(choices, builtin)
         path.write_text(json.dumps(rules.merge_mpich_tuning(builtin, tuned), indent=2) + "\n")

@@ -70,7 +70,9 @@ def rule_at(choices, collective, processes, size):
     return below[-1] if below else None
 
 
-def ompi_rules_text(choices, header=""):
+def ompi_rules_text(choices, header="", parameters=None):
+    """The rules file; `parameters` is {collective: (fan-in/out, segment
+    size)} (algorithms.parse_ompi_rule_parameters; 0 0 without)."""
     lines = [f"# {line}" for line in header.splitlines()]
     lines += [f"{len(choices)}  # collectives"]
     for collective in sorted(choices, key=lambda c: OMPI_COLLECTIVE_IDS[c]):
@@ -80,7 +82,8 @@ def ompi_rules_text(choices, header=""):
         for communicator in sorted(sizes):
             rules = thresholds(sizes[communicator])
             lines += [f"{communicator}  # communicator size", f"{len(rules)}  # message sizes"]
-            lines += [f"{size} {algorithm} 0 0" for size, algorithm in rules]
+            fanout, segment = (parameters or {}).get(collective, (0, 0))
+            lines += [f"{size} {algorithm} {fanout} {segment}" for size, algorithm in rules]
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,7 @@
 /* Which allreduce algorithm each call ran, call by call: CALLS (argv[1],
  * default 40) times an MPI_Barrier then one MPI_Allreduce of 8 ints through a
  * user-defined commutative operation, whose calls tell the algorithm as in
- * allreduce_signature.c (on 2 processes: recursive doubling calls it once on
+ * reduction_signature.c (on 2 processes: recursive doubling calls it once on
  * every process, a reduce-and-broadcast such as MPICH's smp only at the
  * root). Rank 0 prints one line per call, "call <i> <op calls of rank 0>
  * <of rank 1> ...", and every process exits 1 on a wrong sum. */

@@ -1,6 +1,6 @@
 /* A user-defined commutative sum whose calls tell which algorithm the MPI
  * ran: how many times a process's operation is called, and on how many
- * elements, differs between algorithms (see allreduce_signature.c). */
+ * elements, differs between algorithms (see reduction_signature.c). */
 #ifndef HARMONIZE_TESTS_SIGNATURE_OP_H
 #define HARMONIZE_TESTS_SIGNATURE_OP_H
 

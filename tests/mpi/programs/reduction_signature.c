@@ -1,12 +1,16 @@
-/* Which allreduce algorithm the MPI library ran, told by the calls it makes
- * to a user-defined (commutative) operation: recursive doubling on 2
- * processes calls it once per process on the whole vector, a ring or
+/* Which allreduce or reduce algorithm the MPI library ran, told by the calls
+ * it makes to a user-defined (commutative) operation: recursive doubling on
+ * 2 processes calls it once per process on the whole vector, a ring or
  * reduce-scatter on halves, a reduce-and-broadcast (linear, smp) only at the
- * root. One allreduce of COUNT ints (argv[1], default 8); each rank prints
- * one JSON line {"rank", "op_calls", "lengths"} and exits 1 on a wrong sum. */
+ * root; a reduce's chain of fan-out F on P processes calls it at the root F
+ * times and once at each process inside a chain. One allreduce (argv[2]
+ * "allreduce", the default) or reduce to rank 0 ("reduce") of COUNT ints
+ * (argv[1], default 8); rank 0 prints one JSON line per rank {"rank",
+ * "op_calls", "lengths"}, and a wrong sum exits 1. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "program.h"
 #include "signature_op.h"
@@ -23,9 +27,14 @@ int main(int argc, char** argv) {
   for (int i = 0; i < count; ++i) mine[i] = rank + 1;
   MPI_Op op;
   MPI_Op_create(signature_add, 1, &op);
-  MPI_Allreduce(mine, sum, count, MPI_INT, op, MPI_COMM_WORLD);
+  const int reduce = argc > 2 && strcmp(argv[2], "reduce") == 0;
+  if (reduce)
+    MPI_Reduce(mine, sum, count, MPI_INT, op, 0, MPI_COMM_WORLD);
+  else
+    MPI_Allreduce(mine, sum, count, MPI_INT, op, MPI_COMM_WORLD);
   int wrong = 0;
-  for (int i = 0; i < count; ++i) wrong |= sum[i] != size * (size + 1) / 2;
+  for (int i = 0; i < count && (rank == 0 || !reduce); ++i)
+    wrong |= sum[i] != size * (size + 1) / 2;
   /* Rank 0 prints every rank's line: the launchers interleave the ranks'
    * output within a line. */
   int mine_record[kKept + 1];
