@@ -13,7 +13,7 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/harmonize-run ${PROJECT_SOURCE_DI
   DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
 # The launchers find the package in ../share/harmonize/python (docs/python.md).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/harmonize_tools
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/python FILES_MATCHING PATTERN "*.py"
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/python FILES_MATCHING PATTERN "*.py" PATTERN "*.c"
   PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/ DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/config
   FILES_MATCHING PATTERN "*.env")

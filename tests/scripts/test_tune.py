@@ -16,7 +16,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_tools.tune import algorithms, decide, heatmap, measure, rule_files, rules, tables  # noqa: E402
+from harmonize_tools.tune import algorithms, check, decide, heatmap, measure, rule_files, rules, tables  # noqa: E402
 from harmonize_tools.ab import per_call  # noqa: E402
 
 TUNE = SOURCE_DIR / "scripts" / "harmonize-tune"
@@ -89,6 +89,40 @@ def test_open_mpi_rules_carry_the_forced_fan_out_and_segment_size():
     written = rules.ompi_rules_text({"bcast": {4: [(0, "2"), (4096, "6")]}}, "", {"bcast": (4, 8192)})
     assert written.endswith("0 2 4 8192\n4096 6 4 8192\n")
     assert rules.parse_ompi_rules(written) == {"bcast": {4: [(0, "2"), (4096, "6")]}}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no rules"),
+    ("1\n7\n1\n4\n1\n0 6 4", "ends early: a segment size expected"),
+    ("1\n7\n1\n4\n2\n0 6 4 0\n0 1 4 0\n", "line 7: message size 0 not above the one before"),
+    ("1\n77\n", "line 2: 77 is no collective id"),
+    ("1\n7\n2\n4\n1\n0 6 4 0\n4\n1\n0 6 4 0\n", "communicator size 4 not above"),
+    ("1 # one\n7\n1\n4\n1\n0 6 4 0\n9\n", "1 numbers left over after the last rule (line 7)"),
+    ("1\n7\n1\n4\n1\n0 six 4 0\n", "line 6: 'six' is not a number"),
+])
+def test_a_rules_file_is_read_strictly(text, message):
+    """Open MPI 4.1 ignores a file it cannot read, without a word: harmonize-tune says what is wrong."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        rules.read_ompi_rules(text)
+    assert rules.read_ompi_rules("1 # one\n7\n1\n4\n1\n0 6 4 8192\n") == {"bcast": {4: [(0, "6", 4, 8192)]}}
+
+
+def test_the_check_runs_each_rule_inside_its_own_range():
+    found = check.cases({"bcast": {2: [(0, "6", 4, 0), (1, "1", 4, 0), (64, "42", 4, 0)], 4: [(0, "5", 4, 0)]},
+                         "gather": {4: [(0, "1", 0, 0)]}}, {"bcast": ["0", "1", "5", "6"], "gather": ["0", "1"]})
+    assert [(c, p, b, r[1], why) for c, p, b, r, why in found] == [
+        ("bcast", 2, 1, "6", "not checked: no message size only this rule covers"),
+        ("bcast", 2, 1, "1", None),
+        ("bcast", 2, 64, "42", "Open MPI's bcast has no algorithm 42 (it has 0, 1, 5, 6)"),
+        ("bcast", 4, 1, "5", None),
+        ("gather", 4, 1, "1", "not checked: no witness for gather")]
+    assert check.verdict("a", "a", "b") == "obeyed"
+    assert check.verdict("a", "b", "a") == "NOT OBEYED: the library's own choice ran"
+    assert check.verdict("c", "b", "a") == "NOT OBEYED"
+    assert check.verdict("a", "a", "a").startswith("obeyed (")
+    assert check.launcher_head(["mpirun", "-np", "2", "--mca", "btl", "self,tcp", "/bin/true", "-x"]) == \
+        ["mpirun", "--mca", "btl", "self,tcp"]
+    assert check.launcher_head(["mpiexec", "-n", "4"]) == ["mpiexec"]
 
 
 def test_mpich_tuning_names_the_functions_and_ends_with_any():

@@ -5,6 +5,7 @@ usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX]
                       [--runs N | --until-decided [--max-runs N] [--max-time T]]
                       [--mpi openmpi|mpich] [--arrival PATTERN] [--compare-usual]
                       [--timeout SECONDS] [--no-verify] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
+       harmonize-tune --check FILE [--mpi openmpi] [-- LAUNCHER [ARGS]]
 
 BENCHMARK is an OSU Micro-Benchmarks directory (osu_<collective> is found in
 it), an IMB-MPI1 binary (the collective is named to it), or, with a single
@@ -52,6 +53,12 @@ an algorithm won, none when the default won everywhere), or
 mpich-coll-selection.json for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE;
 the library's own selection tree with the tuned collectives replaced).
 
+--check FILE reads an Open MPI rules file strictly (Open MPI ignores one it
+cannot read without a word) and runs each allreduce, reduce and bcast rule
+with a witness program: with the file, forced and alone (exit 0 every rule
+obeyed, 1 one is not, 2 the file cannot be read). A tuning ends with it on
+its own file (check.txt).
+
 exit status: 0 done, 1 some runs failed (decided from the others), 2 usage
 error, an output directory that cannot be written, or algorithms that cannot
 be listed, 3 no usable run.
@@ -63,8 +70,9 @@ import sys
 from pathlib import Path
 
 from ..ab import decide as ab_decide
-from ..common import pattern_delta, say, tools_dir
+from ..common import pattern_delta, say, split_launcher, tools_dir
 from . import algorithms as algorithms_module
+from . import check as check_module
 from .benchmark import UsageError, benchmark_command, mpi_of, size_range, split_command
 from .measure import OMPI_DYNAMIC_RULES, Tuning, runs_text, verify
 from .output import prepare_output
@@ -114,13 +122,45 @@ def build_parser():
                              "hangs) is stopped and counted failed")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the verification (the default against the written file)")
-    parser.add_argument("-o", "--output", required=True, help="output directory")
+    parser.add_argument("--check", metavar="FILE",
+                        help="only check that the MPI runs what an Open MPI rules file says (read strictly, "
+                             "then each rule run with a witness program); the command after -- is the "
+                             "launcher (default mpiexec)")
+    parser.add_argument("-o", "--output", help="output directory (required to tune)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     return parser
 
 
+def run_check(args):
+    """harmonize-tune --check FILE [-- LAUNCHER [OPTIONS]]: 0 every rule with
+    a witness obeyed, 1 one is not (or names an algorithm the MPI has not),
+    2 the file cannot be read as Open MPI reads it."""
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = command or ["mpiexec"]
+    mpi = mpi_of(args, command)
+    if mpi != "openmpi":
+        raise UsageError("--check reads Open MPI's rules files (MPICH's JSON is read by MPICH itself, "
+                         "which stops at MPI_Init on a file it cannot read)")
+    rules = check_module.read_rules_file(args.check)
+    offered = algorithms_module.list_algorithms(mpi, list(rules), args.ompi_info, args.mpivars)
+    names = {c: dict(a) for c, a in offered.items()}
+    try:
+        found = check_module.check(args.check, check_module.launcher_head(command),
+                                   {c: [v for v, _ in a] for c, a in offered.items()}, names,
+                                   lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
+    except check_module.CheckError as error:
+        print(f"harmonize-tune: error: --check {args.check}: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(check_module.check_text(found, names))
+    return 0 if check_module.obeyed(found) else 1
+
+
 def run(args, script_dir):
+    if args.check:
+        return run_check(args)
+    if not args.output:
+        raise UsageError("-o DIR is required to tune")
     command = split_command(args.command)
     collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
     unknown = [c for c in collectives if c not in algorithms_module.COLLECTIVES]
@@ -209,12 +249,39 @@ def run(args, script_dir):
         sys.stdout.write(verification)
         if "tuned" in files:
             keep_confirmed(files, write, choices, checked, default, header)
+    if "tuned" in files and mpi == "openmpi":
+        any_failed |= not check_written(args, files["tuned"], command, names, output)
     if "tuned" in files:
         path = files["tuned"].resolve()
         use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
                if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
         say("harmonize-tune", f"decision file {files['tuned']}; use it with {use}", args.quiet)
     return 1 if any_failed else 0
+
+
+def check_written(args, path, command, names, output):
+    """The written file read back strictly and run with the witness
+    (check.py) on the tuning's own launcher; False when the MPI does not run
+    what it says. Without a launcher (the program alone) it is not run."""
+    head = check_module.launcher_head(command)
+    if not split_launcher(command)[0]:
+        say("harmonize-tune", f"no launcher in the command: check the file with harmonize-tune --check {path} "
+            "-- LAUNCHER", args.quiet)
+        return True
+    offered = algorithms_module.list_algorithms("openmpi", list(names), args.ompi_info, args.mpivars)
+    try:
+        found = check_module.check(path, head, {c: [v for v, _ in a] for c, a in offered.items()}, names,
+                                   lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
+    except (check_module.CheckError, UsageError) as error:
+        say("harmonize-tune", f"the file could not be checked: {error}", args.quiet)
+        return True
+    text = check_module.check_text(found, names)
+    (output / "check.txt").write_text(text)
+    sys.stdout.write(text)
+    if not check_module.obeyed(found):
+        print(f"harmonize-tune: the MPI does not run {path} as written (check.txt)", file=sys.stderr)
+        return False
+    return True
 
 
 def keep_confirmed(files, write, choices, checked, default, header):

@@ -9,7 +9,7 @@ from .benchmark import UsageError
 from .rule_files import ARRIVAL_RULES_FILE, RULES_FILE, USUAL_RULES_FILE
 
 TABLES = ("table.txt", "decisions.csv", "table-arrival.txt", "decisions-arrival.csv", "verification.txt",
-          "verification.csv")
+          "verification.csv", "check.txt")
 
 
 def planned(mpi, collectives):

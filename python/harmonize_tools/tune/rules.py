@@ -87,30 +87,64 @@ def ompi_rules_text(choices, header="", parameters=None):
     return "\n".join(lines) + "\n"
 
 
-def parse_ompi_rules(text):
-    """The choices an Open MPI rules file holds (the reader's view: numbers, '#' comments)."""
-    numbers = [int(n) for n in re.findall(r"-?\d+", "\n".join(line.split("#")[0] for line in text.splitlines()))]
+def read_ompi_rules(text):
+    """Every rule an Open MPI rules file holds, {collective: {communicator
+    size: [(bytes, algorithm, fan-in/out, segment size)]}}, read strictly:
+    ValueError saying what is wrong (a word that is not a number, a count
+    the numbers after it do not fill, numbers left over, an unknown
+    collective id, a size out of order). Open MPI 4.1 falls back to its
+    default on any of these without a word."""
+    numbers = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for word in line.split("#")[0].split():
+            if not re.fullmatch(r"-?\d+", word):
+                raise ValueError(f"line {number}: {word[:40]!r} is not a number")
+            numbers.append((int(word), number))
+    if not numbers:
+        raise ValueError("no rules: the file holds no numbers")
     at = 0
 
-    def take():
+    def take(what, low=0):
         nonlocal at
+        if at >= len(numbers):
+            raise ValueError(f"ends early: {what} expected after the last number")
+        value, line = numbers[at]
         at += 1
-        return numbers[at - 1]
+        if value < low:
+            raise ValueError(f"line {line}: {what} {value} is below {low}")
+        return value, line
 
     choices = {}
-    for _ in range(take()):
-        collective = OMPI_NAMES[take()]
-        sizes = choices.setdefault(collective, {})
-        for _ in range(take()):
-            communicator = take()
+    for _ in range(take("the number of collectives", 1)[0]):
+        ident, line = take("a collective id")
+        if ident not in OMPI_NAMES:
+            raise ValueError(f"line {line}: {ident} is no collective id Open MPI knows (0-{max(OMPI_NAMES)})")
+        if OMPI_NAMES[ident] in choices:
+            raise ValueError(f"line {line}: {OMPI_NAMES[ident]} a second time")
+        sizes = choices.setdefault(OMPI_NAMES[ident], {})
+        for _ in range(take("the number of communicator sizes", 1)[0]):
+            communicator, line = take("a communicator size", 1)
+            if sizes and communicator <= max(sizes):
+                raise ValueError(f"line {line}: communicator size {communicator} not above the one before")
             rules = []
-            for _ in range(take()):
-                size, algorithm, _, _ = take(), take(), take(), take()
-                rules.append((size, str(algorithm)))
+            for _ in range(take("the number of message sizes", 1)[0]):
+                size, line = take("a message size")
+                if rules and size <= rules[-1][0]:
+                    raise ValueError(f"line {line}: message size {size} not above the one before")
+                algorithm = take("an algorithm")[0]
+                rules.append((size, str(algorithm), take("a fan-in/out")[0], take("a segment size")[0]))
             sizes[communicator] = rules
     if at != len(numbers):
-        raise ValueError(f"{len(numbers) - at} numbers left over")
+        raise ValueError(f"{len(numbers) - at} numbers left over after the last rule (line {numbers[at][1]})")
     return choices
+
+
+def parse_ompi_rules(text):
+    """The choices an Open MPI rules file holds: {collective: {communicator
+    size: [(bytes, algorithm)]}} (read_ompi_rules, less fan-out and segments)."""
+    return {collective: {communicator: [(size, algorithm) for size, algorithm, _, _ in rules]
+                         for communicator, rules in sizes.items()}
+            for collective, sizes in read_ompi_rules(text).items()}
 
 
 def mpich_function(collective, choice):
