@@ -568,6 +568,20 @@ def test_algorithm_names_are_each_collectives_own():
         ["nonoverlapping", "chain"]
 
 
+def test_mpich_tables_name_each_algorithm_once_in_aligned_columns():
+    """MPICH's values are their names: the table printed each twice ("smp
+    smp") and a long one broke the columns (issue 46.8)."""
+    names = {"allreduce": {"auto": "auto", "smp": "smp", "recursive_doubling": "recursive_doubling"}}
+    comparison = {"delta": 0.5, "delta_low": 0.4, "delta_high": 0.6, "decided": True}
+    rows = [{"operation": "allreduce", "processes": 2, "bytes": 8, "default": "auto", "default_t_global": 1e-6,
+             "versus": {"smp": comparison, "recursive_doubling": comparison}, "choice": "smp", "tie": False}]
+    lines = tables.table_text(rows, names).splitlines()
+    assert lines[1].split() == ["smp", "0.500", "[0.400,", "0.600]"]
+    assert lines[2].split()[0] == "recursive_doubling" and lines[1].index("0.500") == lines[2].index("0.500")
+    assert lines[3] == "    -> smp: 0.500 of the default's t_global"
+    assert algorithms.label("3", {"3": "recursive_doubling"}) == "3 recursive_doubling"
+
+
 def test_a_size_names_a_winner_by_chance_at_most_one_time_in_twenty():
     """Nine algorithms each compared at 95 % name a false winner at about one
     size in five; the comparisons of one size share the 5 % (Bonferroni)."""

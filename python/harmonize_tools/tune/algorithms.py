@@ -54,6 +54,13 @@ def is_ompi_forced(variable):
     return variable.startswith("OMPI_MCA_") and forced_collective(variable) is not None
 
 
+def label(algorithm, named):
+    """An algorithm as a table shows it: its value and name (Open MPI's "3
+    recursive_doubling"), once where they are the same word (MPICH's)."""
+    name = named.get(algorithm, "")
+    return algorithm if name in ("", algorithm) else f"{algorithm} {name}"
+
+
 def parse_ompi_info(text, collective):
     """[(value, name)] of `coll_tuned_<collective>_algorithm`, in the order listed."""
     prefix = f"mca:coll:tuned:param:{ompi_parameter(collective)}:enumerator:value:"

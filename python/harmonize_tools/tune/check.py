@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from .algorithms import label
 from .benchmark import UsageError, benchmark_position
 from .rules import read_ompi_rules
 
@@ -198,9 +199,8 @@ def check_text(found, names):
     lines = ["check: does Open MPI run what the file says (one call per rule: with the file, the rule's "
              "algorithm forced, the library alone)"]
     for collective, processes, size, rule, why in found:
-        named = names.get(collective, {}).get(rule[1], "")
         lines.append(f"  {collective} P={processes} rule from {rule[0]} B (run at {size} B): "
-                     f"{rule[1]} {named}".rstrip() + f": {why}")
+                     f"{label(rule[1], names.get(collective, {}))}: {why}")
     return "\n".join(lines) + "\n"
 
 

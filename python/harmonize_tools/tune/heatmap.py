@@ -3,6 +3,7 @@ algorithm's t_global of the valid calls relative to the fastest at that size
 (1 = the fastest; the default is a column too). Undecided comparisons are
 drawn as measured and marked '?'."""
 from ..ab import plots
+from .algorithms import label
 
 
 def relative_table(rows, default):
@@ -39,7 +40,7 @@ def draw(rows, default, names, title, path):
                 axes.text(x, y, f"{value:.2f}{'' if decided else '?'}", ha="center", va="center", fontsize=7,
                           color="white" if value > 1.8 else "black")
     axes.set_xticks(range(len(algorithms)))
-    axes.set_xticklabels([f"{a} {names.get(a, '')}".strip() if a != names.get(a) else a for a in algorithms],
+    axes.set_xticklabels([label(a, names) for a in algorithms],
                          rotation=40, ha="right", fontsize=7)
     axes.set_yticks(range(len(sizes)))
     axes.set_yticklabels([str(s) for s in sizes], fontsize=7)

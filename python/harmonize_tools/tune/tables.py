@@ -7,6 +7,7 @@ import io
 from ..ab import plots
 from ..common import say
 from . import heatmap
+from .algorithms import label
 
 
 def verification_text(rows, names):
@@ -21,8 +22,7 @@ def verification_text(rows, names):
                 why = f"no {row['operation']} rule" if rule is None else f"its rule names the default, {rule}"
                 files.append(f"{side}: not changed ({why})")
             else:
-                files.append(f"{side} ({rule} {named.get(rule, '')}".rstrip() +
-                             f"): {ratio_text(row['versus'].get(side))} {verdict}")
+                files.append(f"{side} ({label(rule, named)}): {ratio_text(row['versus'].get(side))} {verdict}")
         lines.append(f"  {row['operation']} P={row['processes']} {row['bytes']} B: " + "  ".join(files))
     return "\n".join(lines) + "\n"
 
@@ -70,17 +70,19 @@ def table_text(rows, names):
                      + (f" t_global {default * 1e6:.2f} us" if default else ""))
         named = names.get(row["operation"], {})
         no_valid = row.get("no_valid", [])
+        labels = {a: label(a, named) for a in [*row["versus"], *row.get("failed", [])]}
+        width = max([len(text) for text in labels.values()] + [24])
         for algorithm, comparison in row["versus"].items():
             shown = "no valid call" if algorithm in no_valid else ratio_text(comparison)
-            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} {shown}")
+            lines.append(f"    {labels[algorithm]:<{width}}  {shown}")
         for algorithm in row.get("failed", []):
-            lines.append(f"    {algorithm:>4} {named.get(algorithm, ''):<40} failed: no run measured this size")
+            lines.append(f"    {labels[algorithm]:<{width}}  failed: no run measured this size")
         choice = row["choice"]
         if row["default"] in no_valid:
             verdict = "no valid call of the default: no decision, the default stays"
         elif choice != row["default"]:
             ratio = row["versus"][choice]["delta"]
-            verdict = f"{choice} {named.get(choice, '')}: {ratio:.3f} of the default's t_global"
+            verdict = f"{label(choice, named)}: {ratio:.3f} of the default's t_global"
         elif row["tie"]:
             verdict = "tie: the default stays (no algorithm decidedly faster)"
         else:
@@ -138,7 +140,7 @@ def side_by_side(together, under, pattern, names):
         if row["choice"] == row["default"]:
             return "default" + (" (tie)" if row["tie"] else "")
         named = names.get(row["operation"], {})
-        return f"{row['choice']} {named.get(row['choice'], '')} ({row['versus'][row['choice']]['delta']:.3f})"
+        return f"{label(row['choice'], named)} ({row['versus'][row['choice']]['delta']:.3f})"
 
     later = {(r["operation"], r["processes"], r["bytes"]): r for r in under}
     lines = [f"choices: all arriving together | under {pattern}"]
