@@ -48,13 +48,17 @@ mpi_cmake_args() {
   esac
 }
 
+# build_harmonize [TARGET...]: all targets, or only those named (the demo
+# needs the library and the example, not minutes of unit tests).
 build_harmonize() {
+  local targets=()
+  [ "$#" -gt 0 ] && targets=(--target "$@")
   mkdir -p "$BUILD_DIR"
   echo "==> configuring in $BUILD_DIR"
   cmake -S "$harmonize_root" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >"$BUILD_DIR/harmonize-configure.log" 2>&1 ||
     { cat "$BUILD_DIR/harmonize-configure.log" >&2; return 1; }
   echo "==> building (log: $BUILD_DIR/harmonize-build.log)"
-  cmake --build "$BUILD_DIR" -j "$(nproc)" >"$BUILD_DIR/harmonize-build.log" 2>&1 ||
+  cmake --build "$BUILD_DIR" -j "$(nproc)" "${targets[@]}" >"$BUILD_DIR/harmonize-build.log" 2>&1 ||
     { tail -n 60 "$BUILD_DIR/harmonize-build.log" >&2; return 1; }
 }
 
