@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "config/display.hpp"
+
 namespace harmonize::config {
 namespace {
 
@@ -24,11 +26,11 @@ std::optional<TraceWindow> parse_trace_window(std::string_view text, std::string
     const auto first = whole(text.substr(0, colon));
     const auto end = whole(text.substr(colon + 1));
     if (!first || !end) {
-      why = "'" + std::string(text) + "' is not two whole numbers A:B";
+      why = quoted_value(text) + " is not two whole numbers A:B";
       return std::nullopt;
     }
     if (*end <= *first) {
-      why = "the range " + std::string(text) + " holds no call (B must be above A)";
+      why = "the range " + quoted_value(text) + " holds no call (B must be above A)";
       return std::nullopt;
     }
     window.kind = TraceWindow::Kind::range;
@@ -38,7 +40,7 @@ std::optional<TraceWindow> parse_trace_window(std::string_view text, std::string
   }
   const auto count = whole(text);
   if (!count || *count == 0) {
-    why = "'" + std::string(text) + "' is not a whole number from 1, all, nor A:B";
+    why = quoted_value(text) + " is not a whole number from 1, all, nor A:B";
     return std::nullopt;
   }
   window.count = *count;

@@ -50,7 +50,13 @@ TEST_CASE("trace windows are read and written back, and bad ones say why", "[tra
   CHECK_FALSE(parse_trace_window("0", why));
   CHECK(why == "'0' is not a whole number from 1, all, nor A:B");
   CHECK_FALSE(parse_trace_window("5:5", why));
-  CHECK(why == "the range 5:5 holds no call (B must be above A)");
+  CHECK(why == "the range '5:5' holds no call (B must be above A)");
+  // The value is shown escaped and cut, as everywhere else (an escape code
+  // once reached the terminal; 300 characters made a 605-character line).
+  CHECK_FALSE(parse_trace_window("1:\x1b[2J", why));
+  CHECK(why == "'1:\\x1b[2J' is not two whole numbers A:B");
+  CHECK_FALSE(parse_trace_window(std::string(300, '7') + ":x", why));
+  CHECK(why.size() < 130);
   CHECK_FALSE(parse_trace_window("a:5", why));
   CHECK_FALSE(parse_trace_window("-3", why));
 }
