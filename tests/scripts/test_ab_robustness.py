@@ -20,7 +20,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import PYTHON, SOURCE_DIR, clean_environment  # noqa: E402
-from harmonize_tools.ab import library_stats, tables  # noqa: E402
+from harmonize_tools.ab import jobs, library_stats, tables  # noqa: E402
 
 AB = SOURCE_DIR / "scripts" / "harmonize-ab"
 FIXTURES = TESTS / "fixtures"
@@ -267,6 +267,28 @@ def test_resume_refuses_to_run_beside_an_orphaned_job(tmp_path, bench):
         assert json.loads((output / "summary.json").read_text())["warnings"] == []
     finally:
         kill_leftovers(state)
+
+
+def test_a_jobs_ranks_in_sessions_of_their_own_are_counted_as_its_own(tmp_path):
+    """MPICH's hydra starts each rank with setsid: the refusal counted "1
+    process(es)" and suggested `pkill -s`, which misses them (issue 46.21).
+    A job's processes are its session's and their descendants."""
+    ready = tmp_path / "ready"
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", "import os, subprocess, sys, time; "
+         "subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(60)']); "
+         f"time.sleep(0.5); open({str(ready)!r}, 'w').close(); time.sleep(60)"],
+        start_new_session=True)
+    try:
+        assert wait_until(ready.exists), "the stand-in launcher never started its rank"
+        members = jobs.session_members(launcher.pid)
+        assert launcher.pid in members and len(members) == 2
+        [rank] = [pid for pid in members if pid != launcher.pid]
+        assert os.getsid(rank) == rank != launcher.pid
+    finally:
+        for pid in jobs.session_members(launcher.pid):
+            os.kill(pid, signal.SIGKILL)
+        launcher.wait()
 
 
 # ------------------------------------------------------------------ item 11: corrupt and missing files

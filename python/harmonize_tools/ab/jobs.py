@@ -24,15 +24,32 @@ def proc_stat(pid):
         return None
 
 
+def parent_of(pid):
+    """The parent pid of a process (None when it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def session_members(session, started_since=0):
-    """Live processes of a session, from /proc (Linux; [] elsewhere); with
-    `started_since`, only those started at or after that tick."""
-    members = []
+    """Live processes of a session, from /proc (Linux; [] elsewhere), and
+    their descendants in sessions of their own (MPICH's hydra starts each
+    rank with setsid); with `started_since`, only those started at or after
+    that tick."""
+    live = {}
     for entry in Path("/proc").glob("[0-9]*"):
         stat = proc_stat(entry.name)
-        if stat and stat[2] == session and stat[0] not in ("Z", "X") and stat[3] >= started_since:
-            members.append(int(entry.name))
-    return members
+        if stat and stat[0] not in ("Z", "X") and stat[3] >= started_since:
+            live[int(entry.name)] = stat[2]
+    members = {pid for pid, sid in live.items() if sid == session}
+    parents = {pid: parent_of(pid) for pid in live if pid not in members}
+    grew = True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in members and pid not in members}
+        members |= found
+        grew = bool(found)
+    return sorted(members)
 
 
 def signal_job(process, signum):
@@ -179,8 +196,9 @@ def check_stale_jobs(output, stop, say):
             raise PlanError(
                 f"--resume: the job of {name} is still running: {where}, {len(processes)} process(es), "
                 f"left by a harmonize-ab that was killed (e.g. kill -9) before it could stop it; new runs "
-                f"beside it would be disturbed. Stop it with `kill -- -{job['pgid']}` (ranks in groups "
-                f"of their own: `pkill -s {job['sid']}`), or add --stop-stale to let harmonize-ab stop it")
+                f"beside it would be disturbed. Add --stop-stale to let harmonize-ab stop it, or stop it "
+                f"yourself: `kill -- -{job['pgid']}`, then `kill -9 {' '.join(map(str, processes))}` for "
+                "any left (its ranks may run in groups and sessions of their own)")
         elif processes:
             stop_stale_job(job)
             say(f"stopped the job of {name} ({where}, {len(processes)} process(es)) left running by "
