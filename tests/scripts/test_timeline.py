@@ -24,10 +24,10 @@ def barrier(rank, call, entry, exit_at, flag=1, deadline=None):
             "dur": exit_at - entry, "args": args}
 
 
-def write_trace(path, events):
+def write_trace(path, events, ranks=2):
     path.write_text(json.dumps({"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 0, "tid": r,
                                                  "args": {"name": f"rank {r}"}} for r in (0, 1)] + events,
-                                "displayTimeUnit": "ns", "otherData": {"producer": "harmonize"}}))
+                                "displayTimeUnit": "ns", "otherData": {"producer": "harmonize", "ranks": ranks}}))
 
 
 def run(*arguments):
@@ -59,6 +59,11 @@ def test_calls_are_drawn_and_their_exit_skews_told(tmp_path):
     (["--calls", "5:9"], 1, "barrier calls 5 to 8 are not in the timeline"),
     (["--calls", "3:3"], 2, "--calls '3:3': expected 0 <= A < B"),
     (["--comm", "comm#1"], 2, "no calls of comm#1 (it has: MPI_COMM_WORLD)"),
+    # Issue 46.18: each once a traceback or argparse's "expected one argument".
+    (["--calls", "-3:-1"], 2, "--calls '-3:-1': expected 0 <= A < B"),
+    (["--calls", "0:1", "-o", "/nonexistent-dir/x.png"], 2,
+     "cannot write /nonexistent-dir/x.png: No such file or directory"),
+    (["--calls", "0:1", "-o", "/dev/full"], 2, "cannot write /dev/full"),
 ])
 def test_what_cannot_be_drawn_is_said(tmp_path, arguments, status, message):
     path = tmp_path / "t.json"
@@ -71,3 +76,29 @@ def test_a_file_that_is_no_timeline_is_refused(tmp_path):
     (tmp_path / "report.json").write_text(json.dumps({"communicators": []}))
     result = run(tmp_path / "report.json")
     assert result.returncode == 2 and "not a harmonize timeline" in result.stderr
+    (tmp_path / "binary").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    result = run(tmp_path / "binary")
+    assert result.returncode == 2 and f"{tmp_path / 'binary'}: not a text file" in result.stderr
+    event = barrier(0, 0, 1.0, 2.0)
+    del event["args"]["comm"]
+    write_trace(tmp_path / "edited.json", [event])
+    result = run(tmp_path / "edited.json")
+    assert result.returncode == 2 and "event 2 (MPI_Barrier) lacks its comm" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_picture_is_written_whole_or_not_at_all(tmp_path):
+    path = tmp_path / "t.json"
+    write_trace(path, [barrier(0, 0, 1.0, 2.0), barrier(1, 0, 1.5, 2.0)])
+    result = run(path, "--calls", "0:1", "-o", "/dev/full")
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert not list(Path("/dev").glob(".full.partial"))
+
+
+def test_a_rank_without_calls_is_warned_of(tmp_path):
+    """One rank's events missing printed "exit skew 0.000 us" without a word."""
+    path = tmp_path / "t.json"
+    write_trace(path, [barrier(0, 0, 1.0, 2.0), barrier(1, 0, 1.5, 2.5)], ranks=3)
+    result = run(path, "--calls", "0:1")
+    assert result.returncode == 0, result.stderr
+    assert "warning: rank(s) 2 of the 3 have no call in the file" in result.stderr

@@ -39,6 +39,12 @@ def main(argv=None, script_dir=None):
     parser.add_argument("--calls", default="0:4", help="barrier calls A:B (A to B-1; default 0:4)")
     parser.add_argument("--comm", help="the communicator's name as the trace gives it")
     parser.add_argument("--title", help="the picture's title")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # "--calls -3:-1" is a value, not an option: argparse would say "expected one argument".
+    for index, word in enumerate(argv[:-1]):
+        if word == "--calls" and argv[index + 1].startswith("-"):
+            argv[index:index + 2] = [f"--calls={argv[index + 1]}"]
+            break
     args = parser.parse_args(argv)
     try:
         first, last = parse_calls(args.calls)
@@ -62,6 +68,17 @@ def main(argv=None, script_dir=None):
     except plots.PlotsUnavailable as error:
         print(f"harmonize-timeline: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:
+        print(f"harmonize-timeline: error: cannot write {output}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    per_rank = trace.calls(data, comm)
+    missing = trace.missing_ranks(data, per_rank) if comm == "MPI_COMM_WORLD" else []
+    if missing:
+        print(f"harmonize-timeline: warning: rank(s) {', '.join(map(str, missing))} of the "
+              f"{len(per_rank) + len(missing)} have no call in the file: the exit skews are over the others "
+              "only", file=sys.stderr)
+    elif len(per_rank) < 2:
+        print("harmonize-timeline: warning: one rank's calls only: an exit skew needs two", file=sys.stderr)
     for call, skew in skews.items():
         print(f"call {call}: exit skew {skew:.3f} us")
     print(f"harmonize-timeline: {output}")

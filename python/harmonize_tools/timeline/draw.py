@@ -56,9 +56,25 @@ def draw(data, comm, first, last, title, path):
     if handles:
         axes.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
     figure.tight_layout()
-    figure.savefig(path, dpi=130)
+    save(figure, path)
     pyplot.close(figure)
     return trace.exit_skews(per_rank, first, last)
+
+
+def save(figure, path):
+    """The PNG written whole or not at all: drawn beside it, then renamed
+    (a full disk left a 0-byte picture). Anything but a regular file (a
+    device, a pipe) is written to as it is, never replaced."""
+    if path.exists() and not path.is_file():
+        figure.savefig(path, dpi=130, format="png")
+        return
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        figure.savefig(partial, dpi=130, format="png")
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def draw_runs(runs_directory, directory, calls=4):

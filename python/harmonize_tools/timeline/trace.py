@@ -13,19 +13,40 @@ def load(path):
         data = json.loads(path.read_text())
     except OSError as error:
         raise TraceError(f"{path}: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise TraceError(f"{path}: not a text file (byte {error.start} is not UTF-8)") from error
     except json.JSONDecodeError as error:
         raise TraceError(f"{path}: not JSON ({error})") from error
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list) \
             or (data.get("otherData") or {}).get("producer") != "harmonize":
         raise TraceError(f"{path}: not a harmonize timeline (HARMONIZE_TRACE writes one)")
+    for index, event in enumerate(data["traceEvents"]):
+        if call_event(event) and not (isinstance(event.get("args"), dict) and "comm" in event["args"]
+                                      and isinstance(event.get("ts"), (int, float))
+                                      and isinstance(event.get("dur"), (int, float)) and "tid" in event):
+            raise TraceError(f"{path}: event {index} ({event.get('name', '?')}) lacks its comm, tid, ts or "
+                             "dur: not a timeline HARMONIZE_TRACE wrote, or one edited since")
     return data
+
+
+def call_event(event):
+    return isinstance(event, dict) and event.get("ph") == "X" and event.get("cat") in ("barrier", "collective")
+
+
+def missing_ranks(data, per_rank):
+    """The world ranks the file says it has (otherData.ranks) that kept no
+    event of the drawn communicator; only told for MPI_COMM_WORLD."""
+    ranks = (data.get("otherData") or {}).get("ranks")
+    if not isinstance(ranks, int):
+        return []
+    return [rank for rank in range(ranks) if rank not in per_rank]
 
 
 def communicators(data):
     """The communicators that have barrier calls, in order of appearance."""
     seen = []
     for event in data["traceEvents"]:
-        if event.get("ph") == "X" and event.get("cat") in ("barrier", "collective"):
+        if call_event(event):
             name = event["args"]["comm"]
             if name not in seen:
                 seen.append(name)
@@ -36,7 +57,7 @@ def calls(data, comm):
     """{rank: {"barrier": {call: event}, "collective": [events]}} of `comm`."""
     found = {}
     for event in data["traceEvents"]:
-        if event.get("ph") != "X" or event.get("cat") not in ("barrier", "collective"):
+        if not call_event(event):
             continue
         if event["args"].get("comm") != comm:
             continue
