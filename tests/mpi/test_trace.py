@@ -72,6 +72,11 @@ def test_the_timeline_has_every_call_on_the_global_clock(tmp_path):
             assert allreduce["ts"] >= barrier["ts"] + barrier["dur"] - 1.0, (barrier, allreduce)
         # Resyncs are spans forward in time, whatever the clock did.
         assert all(e["dur"] >= 0 for e in events(path, "clock resync", rank))
+    # Every event at ts >= 0 (Perfetto drops negative timestamps): the clock
+    # sync spans at MPI_Init once began up to 1.5 ms before the origin.
+    stamped = [e for e in events(path) if "ts" in e]
+    assert min(e["ts"] for e in stamped) >= 0, min(stamped, key=lambda e: e["ts"])
+    assert min(e["ts"] for e in events(path, "clock sync")) == pytest.approx(0, abs=1e-3)
     # Harmonized: the ranks leave a call they both flag 1 at one instant of
     # the global clock (their readings differ by the clocks' error at most).
     by_call = {}

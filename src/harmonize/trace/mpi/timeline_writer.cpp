@@ -162,11 +162,15 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
   const bool summed = sync::sum_to_root(world, mine, sums);
   const std::uint64_t dropped_total = summed ? sums[0] : mine[0];
   const std::uint64_t not_nested_total = summed ? sums[1] : mine[1];
-  // Rank 0's origin: the instant its first sync ended; every rank's events
-  // are rendered from it.
-  double origin[1] = {trace_.first_sync ? trace_.first_sync->end : 0.0};
+  // The origin every rank renders from: the earliest start of any rank's
+  // sync at MPI_Init, before which nothing is traced, so that every event
+  // is at ts >= 0 (Perfetto drops negative timestamps; the end of rank 0's
+  // sync, the origin before, put every sync span before it).
+  const double own_start[1] = {trace_.first_sync ? trace_.first_sync->start : 0.0};
+  double origin[1] = {own_start[0]};
   try {
-    sync::CommCollectives(world, world_rank_, world_size_, false).broadcast_from_root(origin, 0);
+    sync::CommCollectives(world, world_rank_, world_size_, false)
+        .all_reduce(own_start, origin, sync::ReduceOp::min);
   } catch (const sync::MpiError&) {
     // Rendered from this rank's own origin: misplaced in time, not lost.
   }
