@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/collective_kind.hpp"
 #include "report/format.hpp"
 #include "report/totals.hpp"
 
@@ -70,21 +71,33 @@ std::string collectives_text(const CommSummary& c) {
     if (c.collective_calls_unmatched == 0) return {};
     return ", " + not_matched_text(c.collective_calls_unmatched);
   }
-  std::uint64_t calls = 0, valid = 0;
+  // The native barrier timed as the operation under test (mode observe,
+  // osu_barrier) is counted apart: the barriers already count those calls.
+  std::uint64_t calls = 0, valid = 0, keys = 0, barriers_timed = 0;
   for (const CollectiveStats& key : c.collectives.keys()) {
+    if (key.key.operation == static_cast<int>(Collective::barrier)) {
+      barriers_timed += key.calls;
+      continue;
+    }
     calls += key.calls;
     valid += key.valid_calls;
+    keys += 1;
   }
   const std::uint64_t unmatched = c.collective_calls_unmatched;
   const std::uint64_t over_limit = c.collectives.calls_over_key_limit();
   const std::uint64_t not_completed = c.nonblocking_freed + c.nonblocking_cancelled +
                                       c.nonblocking_open_at_matching + c.nonblocking_untracked;
-  if (calls == 0 && unmatched == 0 && over_limit == 0 && not_completed == 0) return {};
-  std::string text = ", " + plural(calls, "collective call", "collective calls") + " timed";
-  if (calls > 0) {
-    text += " (" + std::to_string(valid) + " valid, " +
-            plural(c.collectives.keys().size(), "key", "keys") + ")";
+  if (calls == 0 && barriers_timed == 0 && unmatched == 0 && over_limit == 0 && not_completed == 0)
+    return {};
+  std::string text;
+  if (calls > 0 || barriers_timed == 0) {
+    text = ", " + plural(calls, "collective call", "collective calls") + " timed";
+    if (calls > 0)
+      text += " (" + std::to_string(valid) + " valid, " + plural(keys, "key", "keys") + ")";
   }
+  if (barriers_timed > 0)
+    text += ", " + std::to_string(barriers_timed) +
+            " of the barriers timed as the operation under test";
   if (over_limit > 0) {
     text += ", " + std::to_string(over_limit) + " more not recorded per key (over the " +
             std::to_string(CollectiveTable::kMaxKeys) + "-key limit)";

@@ -111,9 +111,15 @@ def test_the_window_bounds_the_file_and_counts_the_rest(tmp_path):
     assert json.loads((tmp_path / "edges.json").read_text())["otherData"]["dropped_events"] == 120
     assert json.loads((tmp_path / "report.json").read_text())["trace"] == {
         "file": str(tmp_path / "edges.json"), "window": "10", "dropped_events": 120}
-    traced(tmp_path, 50, window="5:8", name="range.json", mode="observe")
+    traced(tmp_path, 50, window="5:8", name="range.json", mode="observe",
+           extra={"HARMONIZE_COLLECTIVES": "allreduce,barrier"})
     assert [e["args"]["call"] for e in events(tmp_path / "range.json", "MPI_Allreduce", 1)] == [5, 6, 7]
     assert not any(e["args"]["harmonized"] for e in events(tmp_path / "range.json", "MPI_Barrier"))
+    # One event per call: mode observe times the native barrier as a
+    # collective too, and the trace once held it twice (and the collective
+    # window then covered half the iterations).
+    observed = events(tmp_path / "range.json", "MPI_Barrier", 1)
+    assert [(e["cat"], e["args"]["call"]) for e in observed] == [("barrier", 5), ("barrier", 6), ("barrier", 7)]
     # A window past the last call: a valid file of metadata (and the clock
     # sync at MPI_Init, which is no call).
     traced(tmp_path, 5, window="100:200", name="empty.json")

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "common/collective_kind.hpp"
 #include "report/summary_line.hpp"
 #include "report_samples.hpp"
 
@@ -115,6 +116,26 @@ TEST_CASE("the collective calls timed are counted in the line", "[report][summar
   CHECK_THAT(summary_line(r),
              Catch::Contains("2 resyncs, 3 collective calls timed (1 valid, 2 keys), 5 unmatched "
                              "| report"));
+}
+
+TEST_CASE("native barriers timed as the operation under test are counted apart",
+          "[report][summary]") {
+  // Mode observe: "100 barriers ... 100 collective calls timed (0 valid,
+  // 1 key)" counted each barrier twice, as if 100 other calls were made.
+  JobReport r = harmonize_report();
+  MatchedCall call;
+  call.key = {static_cast<int>(harmonize::Collective::barrier), 0, -1};
+  for (int i = 0; i < 3; ++i) r.communicators[0].collectives.add_matched(call);
+  const std::string line = summary_line(r);
+  CHECK_THAT(line,
+             Catch::Contains(", 3 of the barriers timed as the operation under test | report"));
+  CHECK_THAT(line, !Catch::Contains("collective call"));
+  call.key = {0, 8, -1};
+  call.valid = true;
+  r.communicators[0].collectives.add_matched(call);
+  CHECK_THAT(summary_line(r),
+             Catch::Contains("1 collective call timed (1 valid, 1 key), 3 of the barriers timed as "
+                             "the operation under test"));
 }
 
 TEST_CASE("the line is about a real communicator, not the sum of the size-1 ones",

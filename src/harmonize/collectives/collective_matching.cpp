@@ -68,24 +68,28 @@ void match_alone(const PendingCalls& pending, report::CommStats& stats,
 namespace {
 
 // This process's calls, as its timeline shows them: numbered on the
-// communicator, whether matched or not.
+// communicator, whether matched or not. The native barrier timed as the
+// operation under test (mode observe) is left out: its barrier event is the
+// same call, and twice it took half of the window from the collectives.
 void add_to_trace(trace::CommTrace& trace, const clock::GlobalClock& clock,
                   const PendingCalls& pending) {
-  for (std::size_t i = 0; i < pending.calls.size(); ++i) {
-    const TimedCall& call = pending.calls[i];
+  std::uint64_t index = trace.collective_calls;
+  for (const TimedCall& call : pending.calls) {
+    if (call.operation == Collective::barrier) continue;
+    const std::uint64_t at = index++;
     if (!is_complete(call.ending)) continue;  // no end to draw
     // On the clock the barriers around it were read with.
     const clock::GlobalClock& then = trace.clock_at(call.entry, clock);
-    trace.collectives.add(trace.collective_calls + i,
-                          {.entry = then.to_global(call.entry),
-                           .exit = then.to_global(call.exit),
-                           .bytes = call.bytes,
-                           .index = trace.collective_calls + i,
-                           .operation = static_cast<int>(call.operation),
-                           .root = call.root,
-                           .after_valid_barrier = call.after_barrier});
+    trace.collectives.add(at, {.entry = then.to_global(call.entry),
+                               .exit = then.to_global(call.exit),
+                               .bytes = call.bytes,
+                               .index = at,
+                               .operation = static_cast<int>(call.operation),
+                               .root = call.root,
+                               .after_valid_barrier = call.after_barrier});
   }
-  trace.collective_calls += pending.calls_seen;
+  // Calls seen but not recorded (over the memory limit) keep their numbers.
+  trace.collective_calls = index + (pending.calls_seen - pending.calls.size());
   trace.converted_until(clock.source().now());
 }
 
