@@ -95,6 +95,23 @@ def test_a_picture_is_written_whole_or_not_at_all(tmp_path):
     assert not list(Path("/dev").glob(".full.partial"))
 
 
+def test_collectives_the_window_dropped_are_warned_of(tmp_path):
+    """--calls 500:504 once drew barriers with no allreduce between them
+    (the trace's window had dropped them), without a word (issue 46.11)."""
+    path = tmp_path / "t.json"
+    allreduce = {"ph": "X", "name": "MPI_Allreduce", "cat": "collective", "pid": 0, "tid": 0, "ts": 1.2,
+                 "dur": 0.1, "args": {"comm": "MPI_COMM_WORLD", "call": 0, "bytes": 8}}
+    events = [barrier(r, call, 10.0 * call + 1.0, 10.0 * call + 2.0) for r in (0, 1) for call in (0, 5, 6)]
+    data = {"traceEvents": events + [allreduce], "displayTimeUnit": "ns",
+            "otherData": {"producer": "harmonize", "ranks": 2, "window": "1", "dropped_events": 8}}
+    path.write_text(json.dumps(data))
+    result = run(path, "--calls", "5:7")
+    assert result.returncode == 0, result.stderr
+    assert "dropped the collective calls between these barriers" in result.stderr
+    result = run(path, "--calls", "0:1")
+    assert "dropped" not in result.stderr
+
+
 def test_a_rank_without_calls_is_warned_of(tmp_path):
     """One rank's events missing printed "exit skew 0.000 us" without a word."""
     path = tmp_path / "t.json"

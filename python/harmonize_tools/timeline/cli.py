@@ -79,6 +79,10 @@ def main(argv=None, script_dir=None):
               "only", file=sys.stderr)
     elif len(per_rank) < 2:
         print("harmonize-timeline: warning: one rank's calls only: an exit skew needs two", file=sys.stderr)
+    if trace.collectives_dropped_between(data, per_rank, first, last):
+        print(f"harmonize-timeline: warning: the trace's window (HARMONIZE_TRACE_WINDOW "
+              f"{(data.get('otherData') or {}).get('window', '?')}) dropped the collective calls between "
+              "these barriers: the picture shows the barriers alone", file=sys.stderr)
     for call, skew in skews.items():
         print(f"call {call}: exit skew {skew:.3f} us")
     print(f"harmonize-timeline: {output}")

@@ -33,6 +33,17 @@ def call_event(event):
     return isinstance(event, dict) and event.get("ph") == "X" and event.get("cat") in ("barrier", "collective")
 
 
+def collectives_dropped_between(data, per_rank, first, last):
+    """Whether the trace's window dropped the collective calls between the
+    drawn barriers: the file says events were dropped, the communicator has
+    collective calls, and none lies in the drawn span."""
+    if not (data.get("otherData") or {}).get("dropped_events"):
+        return False
+    start, end = window(per_rank, first, last)
+    collectives = [e for r in per_rank.values() for e in r["collective"] if e["name"] != "MPI_Barrier"]
+    return bool(collectives) and not any(start <= e["ts"] <= end for e in collectives)
+
+
 def missing_ranks(data, per_rank):
     """The world ranks the file says it has (otherData.ranks) that kept no
     event of the drawn communicator; only told for MPI_COMM_WORLD."""
