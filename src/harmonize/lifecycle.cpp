@@ -10,6 +10,7 @@
 #include "config/variables.hpp"
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "harmonize/session.hpp"
+#include "harmonize/startup/mpi_identity.hpp"
 #include "harmonize/startup/startup_check.hpp"
 #include "sync/mpi/comm_collectives.hpp"
 #include "sync/mpi/gather.hpp"
@@ -76,6 +77,19 @@ int guarded(const char* where, int on_error, Body body) noexcept {
   return on_error;
 }
 
+// `body`'s value, or nullopt when it throws (said like any internal error).
+template <typename Body>
+auto guarded_value(Body body) noexcept -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    report_internal_error("MPI_Init", error.what());
+  } catch (...) {
+    report_internal_error("MPI_Init", "unknown exception");
+  }
+  return std::nullopt;
+}
+
 int initialize_unguarded() {
   if (g_library != nullptr) return MPI_SUCCESS;  // MPI_Init_thread after MPI_Init: MPI errs
   auto library = std::make_unique<Library>();
@@ -126,6 +140,13 @@ void finalize_unguarded() {
 }  // namespace
 
 int initialize_library() noexcept {
+  // The wrong build would hand its handles to another MPI: say so once per
+  // process and stay out of the way (every entry point passes through).
+  if (const auto wrong = guarded_value([] { return wrong_mpi_build(); })) {
+    std::fprintf(stderr, "harmonize: error: %s\n", wrong->c_str());
+    std::fflush(stderr);
+    return MPI_SUCCESS;
+  }
   const int status = guarded("MPI_Init", MPI_ERR_INTERN, initialize_unguarded);
   if (status != MPI_SUCCESS) {
     // The other ranks may be in the library's start-up collectives: a job

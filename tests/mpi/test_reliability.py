@@ -8,15 +8,17 @@
 - Records that sum up what every process has its own of (MPI_COMM_SELF,
   intercommunicators) add the processes' calls up.
 - A harmonized barrier that did not harmonize (ranks > cores) says so.
+- The build of another MPI preloaded says so and stays out of the way.
 """
 import json
 import re
+import shutil
 import subprocess
 import time
 
 import pytest
 
-from conftest import LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, clean_environment, run_mpi
+from conftest import LIBRARY, MPI_FLAVOR, MPIEXEC, PROGRAMS, SOURCE_DIR, clean_environment, run_mpi
 
 
 def exhaust(mode, cap):
@@ -169,3 +171,33 @@ def test_one_thread_per_process_is_not_warned_about(tmp_path):
         "HARMONIZE_MODE": "harmonize", "HARMONIZE_REPORT": report_path}, timeout=300, check=True)
     assert json.loads(report_path.read_text())["concurrent_harmonized_barriers"]["processes"] == 0
     assert "several threads" not in result.stderr
+
+
+# The other MPI's compiler and launcher, per flavour of this build.
+OTHER_MPI = {"openmpi": ("mpicc.mpich", "mpiexec.mpich", "MPICH"),
+             "mpich": ("mpicc.openmpi", "mpiexec.openmpi", "Open MPI")}
+
+
+def test_the_build_of_another_mpi_says_so_and_stays_out_of_the_way(tmp_path):
+    """Issue 46.14: the Open MPI build preloaded into an MPICH program (and
+    the other way round) stopped in MPICH with "MPI_Comm_test_inter: Invalid
+    communicator" and no word of harmonize: its handles reached the other
+    MPI. Now one line per process names both and the build to use, and the
+    program runs as without the library."""
+    compiler, launcher, other = OTHER_MPI[MPI_FLAVOR]
+    if not (shutil.which(compiler) and shutil.which(launcher)):
+        pytest.skip(f"{other} is not installed beside this build's MPI")
+    program = tmp_path / "barrier_loop"
+    subprocess.run([compiler, "-o", str(program), str(SOURCE_DIR / "tests" / "mpi" / "programs" / "barrier_loop.c")],
+                   check=True, capture_output=True, timeout=300)
+    env = clean_environment(LD_PRELOAD=str(LIBRARY), HARMONIZE_MODE="harmonize",
+                            HARMONIZE_REPORT=str(tmp_path / "report.json"))
+    forward = ["-genv", "LD_PRELOAD", str(LIBRARY)] if other == "MPICH" else ["-x", "LD_PRELOAD"]
+    result = subprocess.run([launcher, "-n", "2", *forward, str(program), "20"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = [line for line in result.stderr.splitlines() if line.startswith("harmonize:")]
+    built_for = "Open MPI" if MPI_FLAVOR == "openmpi" else "MPICH"
+    assert len(said) == 2 and all(f"built for {built_for}, but the program runs {other}" in line
+                                  for line in said), result.stderr
+    assert "program done" in result.stdout and not (tmp_path / "report.json").exists()
