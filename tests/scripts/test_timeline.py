@@ -10,7 +10,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import SOURCE_DIR  # noqa: E402
-from harmonize_tools.timeline import trace  # noqa: E402
+from harmonize_tools.timeline import draw, trace  # noqa: E402
 
 TIMELINE = SOURCE_DIR / "scripts" / "harmonize-timeline"
 
@@ -119,3 +119,35 @@ def test_a_rank_without_calls_is_warned_of(tmp_path):
     result = run(path, "--calls", "0:1")
     assert result.returncode == 0, result.stderr
     assert "warning: rank(s) 2 of the 3 have no call in the file" in result.stderr
+
+
+def test_harmonize_ab_draws_calls_of_the_measured_loop(tmp_path):
+    """Issue 46.12: harmonize-ab drew each side's last 4 barriers, which in
+    OSU end the run (2-10 ms each, no collective between), so a 5 us late
+    arrival never showed. Its calls come from the middle of the longest
+    loop of barrier + one collective of one size; there rank 1's allreduce
+    starts 5 us late, as the side's arrival pattern says."""
+    events, at = [], 0.0
+    for call in range(40):
+        measured = call < 30
+        for rank in (0, 1):
+            events.append(barrier(rank, call, at, at + 1.0))
+            if measured:
+                late = 5.0 if rank == 1 else 0.0
+                events.append({"ph": "X", "name": "MPI_Allreduce", "cat": "collective", "pid": 0, "tid": rank,
+                               "ts": at + 1.5 + late, "dur": 1.0,
+                               "args": {"comm": "MPI_COMM_WORLD", "call": call, "bytes": 8 if call < 10 else 64}})
+        at += 20.0 if measured else 3000.0
+    path = tmp_path / "runs" / "001-B" / "timeline.json"
+    path.parent.mkdir(parents=True)
+    write_trace(path, events)
+    data = json.loads(path.read_text())
+    per_rank = trace.calls(data, "MPI_COMM_WORLD")
+    assert trace.measured_calls(per_rank, 4) == (18, 21)  # the 64-byte loop, calls 10-29
+    assert trace.last_calls(per_rank, 4) == (36, 39)
+    start, end = trace.window(per_rank, 18, 21)
+    late = [e["ts"] for e in per_rank[1]["collective"] if start <= e["ts"] <= end]
+    early = [e["ts"] for e in per_rank[0]["collective"] if start <= e["ts"] <= end]
+    assert len(late) == 3 and [b - a for a, b in zip(early, late)] == [5.0] * 3  # between the 4 barriers
+    written = draw.draw_runs(tmp_path / "runs", tmp_path / "plots")
+    assert [p.name for p in written] == ["timeline-B.png"]

@@ -79,9 +79,11 @@ def save(figure, path):
 
 def draw_runs(runs_directory, directory, calls=4):
     """harmonize-ab's pictures: one per side, from the timeline of its first
-    run (runs/001-<side>/timeline.json), its last `calls` barrier calls of
-    MPI_COMM_WORLD. Returns the written paths; a side without a usable
-    timeline is left out. Raises plots.PlotsUnavailable without matplotlib."""
+    run (runs/001-<side>/timeline.json), `calls` barrier calls of
+    MPI_COMM_WORLD from the middle of the benchmark's measured loop
+    (trace.measured_calls; else its last calls). Returns the written paths;
+    a side without a usable timeline is left out. Raises
+    plots.PlotsUnavailable without matplotlib."""
     written = []
     for path in sorted(runs_directory.glob("001-*/timeline.json")):
         side = path.parent.name[len("001-"):]
@@ -92,7 +94,7 @@ def draw_runs(runs_directory, directory, calls=4):
         try:
             data = trace.load(path)
             per_rank = trace.calls(data, "MPI_COMM_WORLD")
-            span = trace.last_calls(per_rank, calls)
+            span = trace.measured_calls(per_rank, calls) or trace.last_calls(per_rank, calls)
             if span is None:
                 continue
             directory.mkdir(parents=True, exist_ok=True)

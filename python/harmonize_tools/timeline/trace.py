@@ -103,6 +103,44 @@ def exit_skews(per_rank, first, last):
     return skews
 
 
+def measured_calls(per_rank, count):
+    """(first, last) of `count` consecutive barrier calls every rank kept
+    from the middle of the benchmark's longest measured loop: barriers each
+    followed, before the next one, by a collective of one operation and
+    size (on the lowest rank). A benchmark's last barriers end its run (OSU:
+    a few of 2-10 ms, no collective between), where neither the native
+    barrier's staircase nor an arrival pattern shows; None when no loop of
+    `count` calls was kept."""
+    if not per_rank:
+        return None
+    kept = sorted(set.intersection(*(set(r["barrier"]) for r in per_rank.values())))
+    lowest = per_rank[min(per_rank)]
+    starts = sorted((e["ts"], e["name"], e["args"].get("bytes")) for e in lowest["collective"]
+                    if e["name"] != "MPI_Barrier")
+
+    def key_after(call):
+        begin = lowest["barrier"][call]["ts"] + lowest["barrier"][call]["dur"]
+        following = lowest["barrier"].get(call + 1)
+        end = following["ts"] if following else float("inf")
+        found = next((s for s in starts if begin <= s[0] < end), None)
+        return found[1:] if found else None
+
+    best, run = None, []
+    for call in kept:
+        key = key_after(call)
+        if run and (key is None or key != run[-1][1] or call != run[-1][0] + 1):
+            best = max(best or run, run, key=len)
+            run = []
+        if key is not None:
+            run.append((call, key))
+    if run:
+        best = max(best or run, run, key=len)
+    if not best or len(best) < count:
+        return None
+    middle = best[(len(best) - count) // 2][0]
+    return middle, middle + count - 1
+
+
 def last_calls(per_rank, count):
     """(first, last) of the last `count` consecutive barrier calls every rank
     kept, or None."""
