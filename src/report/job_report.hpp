@@ -78,6 +78,9 @@ struct ClockInfo {
   double initial_sync_seconds = 0.0;
   std::uint64_t sync_count = 0;  // all syncs of the world clock, the initial one included
   double sync_seconds_total = 0.0;
+  // Resyncs, over all processes, whose clock was much worse than the one it
+  // would replace, which was kept (logic::keeps_old_clock).
+  std::uint64_t refused_resyncs = 0;
   std::optional<TestClockInfo> test_clock;  // JSON null when absent
   std::optional<ClockCheckInfo> end_check;  // JSON null when not run (mode off, one process)
   std::optional<SyncLayerInfo> sync_layer;  // JSON keys absent when no world clock
@@ -131,8 +134,8 @@ struct InterleaveInfo {
   int run = 1;
   std::uint64_t seed = 0;
   std::string algorithm_switch;  // how the sides' algorithms are switched; empty: none set
-  double family_level = 0.05;  // the chance that any comparison decides when no side differs
-  double level_each = 0.05;    // family_level / comparisons (Bonferroni)
+  double family_level = 0.05;    // the chance that any comparison decides when no side differs
+  double level_each = 0.05;      // family_level / comparisons (Bonferroni)
   std::vector<InterleaveComparison> comparisons;
   std::uint64_t decided = 0;
 };

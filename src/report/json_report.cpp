@@ -182,6 +182,7 @@ json to_json(const ClockInfo& c) {
            {"initial_sync_seconds", c.initial_sync_seconds},
            {"sync_count", c.sync_count},
            {"sync_seconds_total", c.sync_seconds_total},
+           {"refused_resyncs", c.refused_resyncs},
            {"test_clock", test_clock},
            {"end_check", end_check},
            {"shared_clock_check", shared_clock_check}};
@@ -229,15 +230,15 @@ json to_json(const InterleaveInfo& info) {
                            {"delta_high", c.high ? json(*c.high) : json()},
                            {"decided", c.decided}});
   }
-  return {{"sides", info.sides},
-          {"run", info.run},
-          {"seed", info.seed},
-          {"algorithm_switch",
-           info.algorithm_switch.empty() ? json() : json(info.algorithm_switch)},
-          {"family_level", info.family_level},
-          {"level_each", info.level_each},
-          {"decided", info.decided},
-          {"comparisons", comparisons}};
+  return {
+      {"sides", info.sides},
+      {"run", info.run},
+      {"seed", info.seed},
+      {"algorithm_switch", info.algorithm_switch.empty() ? json() : json(info.algorithm_switch)},
+      {"family_level", info.family_level},
+      {"level_each", info.level_each},
+      {"decided", info.decided},
+      {"comparisons", comparisons}};
 }
 
 }  // namespace

@@ -199,6 +199,10 @@ std::string summary_line(const JobReport& report) {
       line += others_collectives_text(others);
     }
   }
+  if (report.clock.refused_resyncs > 0) {
+    line += " | " + plural(report.clock.refused_resyncs, "resync", "resyncs") +
+            " refused: much worse than the clock kept";
+  }
   if (!report.report_lost.empty()) {
     line += " | report lost: " + report.report_lost + " not written";
   } else {

@@ -98,6 +98,7 @@ ProcessContribution process_of(int world_rank, int world_size, std::uint32_t see
     process.clock_fallback = {1e-6 * world_rank, world_rank / 32, {world_rank / 32}, true};
   }
   process.threaded = world_rank % 7 == 1;
+  process.refused_resyncs = world_rank % 5 == 2 ? 2 : 0;
   return process;
 }
 
@@ -188,6 +189,10 @@ TEST_CASE("records merged up the tree give the report a linear merge gives", "[l
     CHECK(report_of(tree) == report_of(linear));
     CHECK(tree.hosts == linear.hosts);
     CHECK(tree.threaded_processes == linear.threaded_processes);
+    CHECK(tree.refused_resyncs == linear.refused_resyncs);
+    std::uint64_t refused = 0;
+    for (int rank = 0; rank < size; ++rank) refused += rank % 5 == 2 ? 2 : 0;
+    CHECK(tree.refused_resyncs == refused);
     CHECK(tree.fallbacks.worst == linear.fallbacks.worst);
     CHECK(tree.fallbacks.nodes == linear.fallbacks.nodes);
     CHECK(tree.missing.empty());

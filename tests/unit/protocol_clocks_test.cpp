@@ -3,6 +3,7 @@
 #include <thread>
 #include <vector>
 
+#include "harmonize/logic/barrier_decision.hpp"
 #include "harmonize/protocol/session_clock.hpp"
 #include "harmonize/protocol/world_clock.hpp"
 
@@ -138,4 +139,65 @@ TEST_CASE("without a world clock (mode off) a communicator syncs before its firs
   clock.resync();
   CHECK(clock.ready());
   CHECK(clock.clock().now() == Approx(102.0));
+}
+
+namespace {
+
+// Each sync's clock has the error bound the test gives it next.
+class BoundedSync final : public sync::ClockSync {
+ public:
+  BoundedSync(const clock::TimeSource& source, std::vector<double> bounds)
+      : base_(source, {}), bounds_(std::move(bounds)) {}
+  clock::GlobalClock synchronize() override {
+    const double bound = bounds_.at(static_cast<std::size_t>(report_.syncs));
+    report_.syncs += 1;
+    report_.seconds = 1e-3;
+    return base_.with_models(base_.models().with({0.0, 0.001 * report_.syncs},
+                                                 clock::ErrorBound{base_.now(), bound, 0.0}));
+  }
+  void rebase(clock::GlobalClock base) override { base_ = base; }
+  const sync::SyncReport& last_report() const override { return report_; }
+
+ private:
+  clock::GlobalClock base_;
+  std::vector<double> bounds_;
+  sync::SyncReport report_;
+};
+
+}  // namespace
+
+TEST_CASE("a resync much worse than the clock it would replace is refused", "[protocol][clock]") {
+  // Issue 46.13: a disturbed resync swapped a 16 us bound for 520 us, and
+  // rank 1 was 492 us off for 26 barriers. Exact rule, then the world clock.
+  CHECK(logic::keeps_old_clock(16e-6, 520e-6));
+  CHECK_FALSE(logic::keeps_old_clock(16e-6, 60e-6));  // 3.75x: a sync's own scatter
+  CHECK_FALSE(logic::keeps_old_clock(0.0, 0.9e-6));   // rank 0's exact clock, under 1 us
+  CHECK(logic::keeps_old_clock(0.1e-6, 2e-6));
+
+  ManualClock source;
+  protocol::WorldClock world(
+      source, std::make_unique<BoundedSync>(source, std::vector<double>{16e-6, 520e-6, 10e-6}));
+  const auto first = world.snapshot();
+  const double before = first.clock.now();
+  source.t = 101.0;
+  const auto refused = world.resync();
+  CHECK(refused.kept_old);
+  CHECK(refused.version == first.version);
+  CHECK(refused.clock.now() == Approx(before + 1.0));  // the first sync's model, still
+  CHECK(world.refused_resyncs() == 1);
+  CHECK(world.total_seconds() == Approx(2e-3));  // its time was spent all the same
+  const auto adopted = world.resync();
+  CHECK_FALSE(adopted.kept_old);
+  CHECK(adopted.version == first.version + 1);
+  CHECK(world.refused_resyncs() == 1);
+
+  // The world communicator's clock tries again at the ramp's first interval.
+  protocol::WorldClock again(
+      source, std::make_unique<BoundedSync>(source, std::vector<double>{16e-6, 16e-6, 520e-6}));
+  protocol::SessionClock comm(again, true, 1.0, nullptr);
+  comm.resync();
+  const double ramped = comm.expires_at() - comm.last_sync();
+  comm.resync();
+  CHECK(comm.expires_at() - comm.last_sync() == Approx(logic::resync_interval(1, 1.0)));
+  CHECK(ramped > logic::resync_interval(1, 1.0));
 }

@@ -32,4 +32,8 @@ double late_exit_threshold(double clock_read_cost) {
   return std::max(kLateExitFloor, reads);
 }
 
+bool keeps_old_clock(double old_bound, double new_bound) {
+  return new_bound > kWorseResyncFactor * old_bound && new_bound - old_bound > kWorseResyncFloor;
+}
+
 }  // namespace harmonize::logic

@@ -34,6 +34,7 @@ JobRecords records_of(ProcessContribution process) {
   out.hosts.insert(std::move(process.host));
   if (process.clock_fallback.worst > 0) out.fallbacks = std::move(process.clock_fallback);
   out.threaded_processes = process.threaded ? 1 : 0;
+  out.refused_resyncs = process.refused_resyncs;
   return out;
 }
 
@@ -51,6 +52,7 @@ void merge_into(JobRecords& into, const JobRecords& more) {
   f.nodes.insert(more.fallbacks.nodes.begin(), more.fallbacks.nodes.end());
   f.sub_communicator = f.sub_communicator || more.fallbacks.sub_communicator;
   into.threaded_processes += more.threaded_processes;
+  into.refused_resyncs += more.refused_resyncs;
   into.missing.insert(into.missing.end(), more.missing.begin(), more.missing.end());
 }
 
@@ -65,6 +67,7 @@ std::vector<double> encode(const JobRecords& records) {
   out.push_back(static_cast<double>(f.nodes.size()));
   for (const int node : f.nodes) out.push_back(node);
   out.push_back(static_cast<double>(records.threaded_processes));
+  out.push_back(static_cast<double>(records.refused_resyncs));
   append_texts(out, records.missing);
   return out;
 }
@@ -95,6 +98,8 @@ std::optional<JobRecords> decode_job_records(std::span<const double> in) {
   for (std::size_t i = 0; i < count; ++i) f.nodes.insert(static_cast<int>(in[at++]));
   if (at >= in.size() || !report::is_count(in[at])) return std::nullopt;
   records.threaded_processes = static_cast<std::uint64_t>(in[at++]);
+  if (at >= in.size() || !report::is_count(in[at])) return std::nullopt;
+  records.refused_resyncs = static_cast<std::uint64_t>(in[at++]);
   if (!read_count(in, at, count)) return std::nullopt;
   for (std::size_t i = 0; i < count; ++i) {
     if (!read_text(in, at, text)) return std::nullopt;

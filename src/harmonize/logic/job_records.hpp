@@ -32,6 +32,9 @@ struct JobRecords {
   std::set<std::string> hosts;
   SharedClockFallbacks fallbacks;
   std::uint64_t threaded_processes = 0;
+  // Resyncs whose clock was refused as much worse than the one kept, all
+  // processes (protocol::WorldClock::refused_resyncs).
+  std::uint64_t refused_resyncs = 0;
   // Sentences naming what is missing from the merge (a failed message).
   std::vector<std::string> missing;
 };
@@ -44,6 +47,7 @@ struct ProcessContribution {
   std::string host;
   SharedClockFallbacks clock_fallback;
   bool threaded = false;
+  std::uint64_t refused_resyncs = 0;
 };
 JobRecords records_of(ProcessContribution process);
 

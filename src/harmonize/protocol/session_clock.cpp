@@ -33,7 +33,8 @@ void SessionClock::resync() {
     const WorldClock::Snapshot fresh = world_.resync();
     clock_ = fresh.clock;
     world_version_ = fresh.version;
-    mark_synced(fresh.syncs);
+    // A refused resync is tried again at the ramp's first interval.
+    mark_synced(fresh.kept_old ? 1 : fresh.syncs);
     return;
   }
   const WorldClock::Snapshot base = world_.snapshot();

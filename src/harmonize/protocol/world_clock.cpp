@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/per_thread.hpp"
+#include "harmonize/logic/barrier_decision.hpp"
 
 namespace harmonize::protocol {
 
@@ -54,8 +55,22 @@ WorldClock::Snapshot WorldClock::snapshot() const {
 
 WorldClock::Snapshot WorldClock::resync() {
   std::lock_guard lock(mutex_);
-  adopt(sync_->synchronize());
+  const clock::GlobalClock candidate = sync_->synchronize();
+  const double now = candidate.now();
+  if (logic::keeps_old_clock(current_.clock.error_bound_at(now), candidate.error_bound_at(now))) {
+    refused_resyncs_ += 1;
+    total_seconds_ += sync_->last_report().seconds;
+    Snapshot kept = current_;
+    kept.kept_old = true;
+    return kept;
+  }
+  adopt(candidate);
   return current_;
+}
+
+int WorldClock::refused_resyncs() const {
+  std::lock_guard lock(mutex_);
+  return refused_resyncs_;
 }
 
 double WorldClock::total_seconds() const {

@@ -21,6 +21,9 @@ class WorldClock {
     std::uint64_t version = 0;  // 0: no world clock (the local clock)
     double synced_at = 0;       // on `clock`
     int syncs = 0;
+    // The last resync's clock was much worse than this one, which was kept
+    // (logic::keeps_old_clock): retry soon.
+    bool kept_old = false;
   };
 
   // Without a sync (mode off): snapshots are the local clock, version 0.
@@ -40,6 +43,8 @@ class WorldClock {
 
   double initial_seconds() const { return initial_seconds_; }
   double total_seconds() const;
+  // Resyncs whose clock was refused as much worse than the one kept.
+  int refused_resyncs() const;
   int syncs() const;
   // Of the world's sync (scheme used, nodes, levels); only when exists().
   const sync::SyncReport& last_report() const { return sync_->last_report(); }
@@ -53,6 +58,7 @@ class WorldClock {
   std::atomic<std::uint64_t> published_{0};  // current_.version, readable without mutex_
   double initial_seconds_ = 0;
   double total_seconds_ = 0;
+  int refused_resyncs_ = 0;
 };
 
 }  // namespace harmonize::protocol

@@ -21,6 +21,7 @@ logic::ProcessContribution SessionImpl::own_contribution() const {
   }
   own.host = sync::processor_name();
   own.clock_fallback = clocks_.notice().own_fallback();
+  own.refused_resyncs = static_cast<std::uint64_t>(clocks_.world().refused_resyncs());
   each_feature([&own](feature::Feature& feature) { feature.contribute_own(own); });
   return own;
 }
@@ -40,6 +41,7 @@ void SessionImpl::write_report() {
   job.job = job_section(job_, records);
   for (const auto& [name, value] : configuration_.effective) job.config[name] = value;
   job.clock = clocks_.section(std::move(checked));
+  job.clock.refused_resyncs = records.refused_resyncs;
   job.truth_known = clocks_.setup().test_clock_active;
   for (const logic::MergedCommunicator& communicator :
        logic::finish(records, clocks_.setup().test_clock_active)) {
