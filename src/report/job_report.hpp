@@ -107,6 +107,7 @@ struct TraceInfo {
   std::string window;
   std::uint64_t dropped_events = 0;
   std::string otf2;  // HARMONIZE_TRACE_FORMAT otf2 or both: the archive's anchor file
+  std::string lost;  // the path asked for, when the timeline was written nowhere
 };
 
 // HARMONIZE_INTERLEAVE: a side against the baseline (the first side) on one

@@ -1,6 +1,9 @@
 #include "report/report_fallback.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 namespace harmonize::report {
 namespace {
@@ -61,13 +64,23 @@ SavedReport save_report(const std::string& path, std::string_view text, const st
   return saved;
 }
 
-std::string save_problem(const SavedReport& saved) {
+std::string save_problem(const SavedReport& saved, std::string_view what) {
   if (saved.error.empty()) return {};
-  std::string line = "error: cannot write the report to " + saved.requested + ": " + saved.error;
+  const std::string the = "the " + std::string(what);
+  std::string line = "error: cannot write " + the + " to " + saved.requested + ": " + saved.error;
   if (saved.fell_back) return line + "; written to " + saved.written.final_path + " instead";
   for (const std::string& failed : saved.fallback_errors) line += "; nor to " + failed;
-  return line + "; the report " + saved.requested +
+  return line + "; " + the + " " + saved.requested +
          " is lost (its content was not written anywhere)";
+}
+
+SavedReport save_with_fallbacks(const std::string& path, std::string_view text,
+                                std::string_view job_id) {
+  char directory[4096];
+  const std::string working =
+      ::getcwd(directory, sizeof directory) != nullptr ? std::string(directory) : ".";
+  return save_report(path, text, fallback_name(path, job_id),
+                     fallback_directories(working, std::getenv("TMPDIR")));
 }
 
 }  // namespace harmonize::report

@@ -38,7 +38,13 @@ SavedReport save_report(const std::string& path, std::string_view text, const st
 
 // The stderr lines (without "harmonize: " nor a newline) a save calls for:
 // none when written as asked; else one error saying where it went instead,
-// or that the report at `requested` is lost, with every reason.
-std::string save_problem(const SavedReport& saved);
+// or that the `what` (report, timeline) at `requested` is lost, with every
+// reason.
+std::string save_problem(const SavedReport& saved, std::string_view what = "report");
+
+// save_report to `path`, then to the fallback places (the working
+// directory, $TMPDIR or /tmp) under fallback_name(path, job_id).
+SavedReport save_with_fallbacks(const std::string& path, std::string_view text,
+                                std::string_view job_id);
 
 }  // namespace harmonize::report

@@ -203,6 +203,8 @@ std::string summary_line(const JobReport& report) {
     line += " | " + plural(report.clock.refused_resyncs, "resync", "resyncs") +
             " refused: much worse than the clock kept";
   }
+  if (report.trace && !report.trace->lost.empty())
+    line += " | timeline lost: " + report.trace->lost + " not written";
   if (!report.report_lost.empty()) {
     line += " | report lost: " + report.report_lost + " not written";
   } else {

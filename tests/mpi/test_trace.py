@@ -248,3 +248,44 @@ def test_bad_trace_settings_stop_the_job_at_init(tmp_path, env, message):
     assert result.returncode != 0
     assert message in result.stderr
     assert "program started" not in result.stdout
+
+
+def test_a_timeline_that_cannot_go_where_asked_goes_to_a_fallback(tmp_path, monkeypatch):
+    """Issue 46.16: a trace onto /dev/full (or into a directory removed
+    during the run) gave one error line, exit 0 and nothing written anywhere,
+    the summary silent. It goes where the report would: the working
+    directory, then $TMPDIR."""
+    monkeypatch.chdir(tmp_path)
+    env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_TRACE": "/dev/full", "HARMONIZE_REPORT": tmp_path / "r.json",
+           "HARMONIZE_COLLECTIVES": "allreduce"}
+    result = run_mpi(2, [PROGRAMS / "arrival_truth", "20"], env=env, timeout=300, check=True)
+    [line] = [line for line in result.stderr.splitlines() if "cannot write the timeline" in line]
+    assert line.startswith("harmonize: error: cannot write the timeline to /dev/full: ")
+    written = line.split("; written to ")[1].removesuffix(" instead")
+    assert written.startswith(str(tmp_path)) and written.endswith("-timeline.json")
+    assert len(events(tmp_path / written.rsplit("/", 1)[1], "MPI_Barrier")) == 2 * 20
+    assert json.loads((tmp_path / "r.json").read_text())["trace"]["file"] == written
+
+
+@pytest.mark.skipif(not shutil.which("otf2-print"), reason="needs Debian's otf2-tools")
+def test_an_otf2_archive_that_cannot_be_written_leaves_nothing_broken(tmp_path):
+    """Issue 46.17: OTF2 onto a full disk printed 14 raw "[OTF2]" lines, the
+    cause among them, and left a broken archive (0-byte traces.otf2) under
+    the asked name. One line with the cause, nothing left."""
+    full = tmp_path / "full"
+    full.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12k", "tmpfs", str(full)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_TRACE": full / "archive",
+               "HARMONIZE_TRACE_FORMAT": "otf2", "HARMONIZE_REPORT": tmp_path / "r.json",
+               "HARMONIZE_COLLECTIVES": "allreduce"}
+        result = run_mpi(2, [PROGRAMS / "arrival_truth", "300"], env=env, timeout=300, check=True)
+        assert "[OTF2]" not in result.stderr, result.stderr
+        [line] = [line for line in result.stderr.splitlines() if "OTF2 timeline was not written" in line]
+        assert "No space left on device" in line or "ENOSPC" in line or "space" in line.lower(), line
+        assert not (full / "archive").exists() and not list(full.iterdir())
+        assert "timeline lost: " in result.stderr
+    finally:
+        subprocess.run(["umount", str(full)], capture_output=True)

@@ -138,6 +138,15 @@ TEST_CASE("native barriers timed as the operation under test are counted apart",
                              "the operation under test"));
 }
 
+TEST_CASE("a timeline written nowhere is said in the line", "[report][summary]") {
+  JobReport r = harmonize_report();
+  r.trace = TraceInfo{};
+  CHECK_THAT(summary_line(r), !Catch::Contains("timeline lost"));
+  r.trace->lost = "/gone/t.json";
+  CHECK_THAT(summary_line(r),
+             Catch::Contains(" | timeline lost: /gone/t.json not written | report"));
+}
+
 TEST_CASE("the line is about a real communicator, not the sum of the size-1 ones",
           "[report][summary]") {
   JobReport r = harmonize_report();

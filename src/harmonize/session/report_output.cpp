@@ -24,17 +24,10 @@ std::string program_command_line() {
   return text.size() > 300 ? text.substr(0, 300) + "..." : text;
 }
 
-std::string working_directory() {
-  char path[4096];
-  return ::getcwd(path, sizeof path) != nullptr ? std::string(path) : std::string(".");
-}
-
 // The directory removed during the run, a full disk: the fallbacks.
 void write_file(const std::string& path, report::JobReport& job) {
   const std::string text = report::render_report(job);
-  const report::SavedReport saved =
-      report::save_report(path, text, report::fallback_name(path, job.job.id),
-                          report::fallback_directories(working_directory(), std::getenv("TMPDIR")));
+  const report::SavedReport saved = report::save_with_fallbacks(path, text, job.job.id);
   if (const std::string problem = report::save_problem(saved); !problem.empty())
     std::fprintf(stderr, "harmonize: %s\n", problem.c_str());
   if (saved.written.final_path.empty()) {

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
 
@@ -121,12 +124,56 @@ OTF2_RegionRole role_of(std::uint32_t region) {
   return OTF2_REGION_ROLE_COLL_OTHER;
 }
 
+// OTF2's own error messages, kept rather than printed: a full disk once gave
+// 14 raw "[OTF2]" lines around the one that says why. The first is the cause.
+class QuietErrors {
+ public:
+  QuietErrors() : previous_(OTF2_Error_RegisterCallback(&QuietErrors::keep, this)) {}
+  ~QuietErrors() { OTF2_Error_RegisterCallback(previous_, nullptr); }
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+  const std::string& first() const { return first_; }
+
+ private:
+  static OTF2_ErrorCode keep(void* self, const char*, uint64_t, const char*, OTF2_ErrorCode code,
+                             const char* format, va_list arguments) {
+    const int cause = errno;  // what the failed POSIX call left: ENOSPC on a full disk
+    auto* errors = static_cast<QuietErrors*>(self);
+    if (errors != nullptr && errors->first_.empty()) {
+      char text[512];
+      std::vsnprintf(text, sizeof text, format, arguments);
+      errors->first_ = text;
+      if (cause != 0) errors->first_ += std::string(": ") + std::strerror(cause);
+    }
+    return code;
+  }
+  OTF2_ErrorCallback previous_;
+  std::string first_;
+};
+
+std::string write_archive(const std::string& directory,
+                          const std::vector<trace::LocationPart>& parts);
+
 }  // namespace
 
 std::string write_otf2_archive(const std::string& directory,
                                const std::vector<trace::LocationPart>& parts) {
   if (mkdir(directory.c_str(), 0777) != 0)
     return "cannot create " + directory + ": " + std::strerror(errno);
+  QuietErrors errors;
+  std::string error = write_archive(directory, parts);
+  if (error.empty()) return error;
+  if (!errors.first().empty()) error += " (" + errors.first() + ")";
+  // Made here, so nobody else's: no broken archive is left under the name.
+  std::error_code ignored;
+  std::filesystem::remove_all(directory, ignored);
+  return error;
+}
+
+namespace {
+
+std::string write_archive(const std::string& directory,
+                          const std::vector<trace::LocationPart>& parts) {
   OTF2_Archive* archive =
       OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -216,6 +263,8 @@ std::string write_otf2_archive(const std::string& directory,
   check(OTF2_Archive_Close(archive), "Close");
   return check.error();
 }
+
+}  // namespace
 
 #endif
 

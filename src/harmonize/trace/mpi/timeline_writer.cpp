@@ -13,6 +13,7 @@
 #include "config/trace_window.hpp"
 #include "harmonize/trace/otf2_archive.hpp"
 #include "harmonize/trace/spans.hpp"
+#include "report/report_fallback.hpp"
 #include "report/report_file.hpp"
 #include "sync/mpi/comm_collectives.hpp"
 #include "sync/mpi/gather.hpp"
@@ -256,7 +257,7 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
   gethostname(host_name, sizeof host_name - 1);
   const std::string path = report::expand_report_path(
       policy_.trace, report::report_job_id(static_cast<int>(getpid())), host_name);
-  info_ = report::TraceInfo{{}, window, dropped_total, {}};
+  info_ = report::TraceInfo{{}, window, dropped_total, {}, {}};
   if (json) {
     // Every part is copied out (the text, the decoded locations): the bytes
     // they were views into go before the file's text grows its tail.
@@ -268,11 +269,15 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
 }
 
 void TimelineWriter::write_json(const std::string& path, const std::string& text) {
-  const report::WrittenReport written = report::write_report_file(path, text);
+  // Where the report goes when its place is gone (a directory removed during
+  // the run, a full disk): the working directory, then $TMPDIR.
+  const std::string job_id = report::report_job_id(static_cast<int>(getpid())) + "-timeline";
+  const report::SavedReport saved = report::save_with_fallbacks(path, text, job_id);
+  const report::WrittenReport& written = saved.written;
   info_->file = written.final_path;
-  if (written.final_path.empty()) {
-    std::fprintf(stderr, "harmonize: error: the timeline was not written to %s: %s\n", path.c_str(),
-                 written.error.c_str());
+  if (const std::string problem = report::save_problem(saved, "timeline"); !problem.empty()) {
+    std::fprintf(stderr, "harmonize: %s\n", problem.c_str());
+    if (written.final_path.empty()) info_->lost = path;
   } else if (written.renamed_because_exists) {
     std::fprintf(stderr, "harmonize: %s exists, not overwritten; timeline written to %s\n",
                  path.c_str(), written.final_path.c_str());
@@ -290,6 +295,7 @@ void TimelineWriter::write_otf2(const std::string& path, bool beside_json,
   if (!error.empty()) {
     std::fprintf(stderr, "harmonize: error: the OTF2 timeline was not written to %s: %s\n",
                  directory.c_str(), error.c_str());
+    if (!beside_json) info_->lost = path;
     return;
   }
   info_->otf2 = directory + "/traces.otf2";
