@@ -85,9 +85,9 @@ os.execv({launcher!r}, [{launcher!r}, *argv])
 
 def test_a_tuning_checks_the_file_it_wrote_with_its_own_launcher(tmp_path, monkeypatch):
     """At the end of a tuning the written file is read back and checked on
-    the benchmark's launcher, less its process count (cli.check_written)."""
+    the benchmark's launcher, less its process count (check.check_written)."""
     import argparse
-    from harmonize_tools.tune import cli, rule_files
+    from harmonize_tools.tune import check as check_module, rule_files
     for name, value in clean_environment().items():
         monkeypatch.setenv(name, value)
     path = tmp_path / "ompi-coll-rules.conf"
@@ -95,7 +95,7 @@ def test_a_tuning_checks_the_file_it_wrote_with_its_own_launcher(tmp_path, monke
                            {"reduce": (4, 0)})
     args = argparse.Namespace(ompi_info="ompi_info", mpivars="mpivars", quiet=True)
     names = {"reduce": {"2": "chain"}}
-    assert cli.check_written(args, path, [str(MPIEXEC), "-n", "2", "/bin/true", "-m", "4:64"], names, tmp_path)
+    assert check_module.check_written(args, path, [str(MPIEXEC), "-n", "2", "/bin/true", "-m", "4:64"], names, tmp_path)
     text = (tmp_path / "check.txt").read_text()
     assert "reduce P=4 rule from 0 B (run at 1 B): 2 chain: obeyed\n" in text
     assert "reduce P=4 rule from 64 B (run at 64 B): 0: obeyed (" in text

@@ -19,11 +19,14 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+from ..common import say, split_launcher
+from . import algorithms
 from .algorithms import label
-from .benchmark import UsageError, benchmark_position
+from .benchmark import UsageError, benchmark_position, mpi_of
 from .rules import read_ompi_rules
 
 WITNESSED = ("allreduce", "reduce", "bcast")
@@ -207,3 +210,51 @@ def check_text(found, names):
 def obeyed(found):
     """Whether no rule was found disobeyed or an unknown algorithm."""
     return not any(why.startswith(("NOT OBEYED", "Open MPI's")) for *_, why in found)
+
+
+def run_check(args):
+    """harmonize-tune --check FILE [-- LAUNCHER [OPTIONS]]: 0 every rule with
+    a witness obeyed, 1 one is not (or names an algorithm the MPI has not),
+    2 the file cannot be read as Open MPI reads it."""
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = command or ["mpiexec"]
+    mpi = mpi_of(args, command)
+    if mpi != "openmpi":
+        raise UsageError("--check reads Open MPI's rules files (MPICH's JSON is read by MPICH itself, "
+                         "which stops at MPI_Init on a file it cannot read)")
+    rules = read_rules_file(args.check)
+    offered = algorithms.list_algorithms(mpi, list(rules), args.ompi_info, args.mpivars)
+    names = {c: dict(a) for c, a in offered.items()}
+    try:
+        found = check(args.check, launcher_head(command), {c: [v for v, _ in a] for c, a in offered.items()},
+                      names, lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
+    except CheckError as error:
+        print(f"harmonize-tune: error: --check {args.check}: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(check_text(found, names))
+    return 0 if obeyed(found) else 1
+
+
+def check_written(args, path, command, names, output):
+    """The written file read back strictly and run with the witness
+    (check) on the tuning's own launcher; False when the MPI does not run
+    what it says. Without a launcher (the program alone) it is not run."""
+    head = launcher_head(command)
+    if not split_launcher(command)[0]:
+        say("harmonize-tune", f"no launcher in the command: check the file with harmonize-tune --check {path} "
+            "-- LAUNCHER", args.quiet)
+        return True
+    offered = algorithms.list_algorithms("openmpi", list(names), args.ompi_info, args.mpivars)
+    try:
+        found = check(path, head, {c: [v for v, _ in a] for c, a in offered.items()}, names,
+                      lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
+    except (CheckError, UsageError) as error:
+        say("harmonize-tune", f"the file could not be checked: {error}", args.quiet)
+        return True
+    text = check_text(found, names)
+    (output / "check.txt").write_text(text)
+    sys.stdout.write(text)
+    if not obeyed(found):
+        print(f"harmonize-tune: the MPI does not run {path} as written (check.txt)", file=sys.stderr)
+        return False
+    return True

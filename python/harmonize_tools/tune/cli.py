@@ -70,7 +70,7 @@ import sys
 from pathlib import Path
 
 from ..ab import decide as ab_decide
-from ..common import pattern_delta, say, split_launcher, tools_dir
+from ..common import pattern_delta, say, tools_dir
 from . import algorithms as algorithms_module
 from . import check as check_module
 from .benchmark import UsageError, benchmark_command, mpi_of, size_range, split_command
@@ -132,33 +132,9 @@ def build_parser():
     return parser
 
 
-def run_check(args):
-    """harmonize-tune --check FILE [-- LAUNCHER [OPTIONS]]: 0 every rule with
-    a witness obeyed, 1 one is not (or names an algorithm the MPI has not),
-    2 the file cannot be read as Open MPI reads it."""
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    command = command or ["mpiexec"]
-    mpi = mpi_of(args, command)
-    if mpi != "openmpi":
-        raise UsageError("--check reads Open MPI's rules files (MPICH's JSON is read by MPICH itself, "
-                         "which stops at MPI_Init on a file it cannot read)")
-    rules = check_module.read_rules_file(args.check)
-    offered = algorithms_module.list_algorithms(mpi, list(rules), args.ompi_info, args.mpivars)
-    names = {c: dict(a) for c, a in offered.items()}
-    try:
-        found = check_module.check(args.check, check_module.launcher_head(command),
-                                   {c: [v for v, _ in a] for c, a in offered.items()}, names,
-                                   lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
-    except check_module.CheckError as error:
-        print(f"harmonize-tune: error: --check {args.check}: {error}", file=sys.stderr)
-        return 1
-    sys.stdout.write(check_module.check_text(found, names))
-    return 0 if check_module.obeyed(found) else 1
-
-
 def run(args, script_dir):
     if args.check:
-        return run_check(args)
+        return check_module.run_check(args)
     if not args.output:
         raise UsageError("-o DIR is required to tune")
     command = split_command(args.command)
@@ -250,38 +226,13 @@ def run(args, script_dir):
         if "tuned" in files:
             keep_confirmed(files, write, choices, checked, default, header)
     if "tuned" in files and mpi == "openmpi":
-        any_failed |= not check_written(args, files["tuned"], command, names, output)
+        any_failed |= not check_module.check_written(args, files["tuned"], command, names, output)
     if "tuned" in files:
         path = files["tuned"].resolve()
         use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
                if mpi == "openmpi" else f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={path}")
         say("harmonize-tune", f"decision file {files['tuned']}; use it with {use}", args.quiet)
     return 1 if any_failed else 0
-
-
-def check_written(args, path, command, names, output):
-    """The written file read back strictly and run with the witness
-    (check.py) on the tuning's own launcher; False when the MPI does not run
-    what it says. Without a launcher (the program alone) it is not run."""
-    head = check_module.launcher_head(command)
-    if not split_launcher(command)[0]:
-        say("harmonize-tune", f"no launcher in the command: check the file with harmonize-tune --check {path} "
-            "-- LAUNCHER", args.quiet)
-        return True
-    offered = algorithms_module.list_algorithms("openmpi", list(names), args.ompi_info, args.mpivars)
-    try:
-        found = check_module.check(path, head, {c: [v for v, _ in a] for c, a in offered.items()}, names,
-                                   lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
-    except (check_module.CheckError, UsageError) as error:
-        say("harmonize-tune", f"the file could not be checked: {error}", args.quiet)
-        return True
-    text = check_module.check_text(found, names)
-    (output / "check.txt").write_text(text)
-    sys.stdout.write(text)
-    if not check_module.obeyed(found):
-        print(f"harmonize-tune: the MPI does not run {path} as written (check.txt)", file=sys.stderr)
-        return False
-    return True
 
 
 def keep_confirmed(files, write, choices, checked, default, header):
