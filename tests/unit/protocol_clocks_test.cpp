@@ -191,13 +191,19 @@ TEST_CASE("a resync much worse than the clock it would replace is refused", "[pr
   CHECK(adopted.version == first.version + 1);
   CHECK(world.refused_resyncs() == 1);
 
-  // The world communicator's clock tries again at the ramp's first interval.
+  // The world communicator's clock tries again soon, backing off along the
+  // ramp while the resyncs keep being refused.
   protocol::WorldClock again(
-      source, std::make_unique<BoundedSync>(source, std::vector<double>{16e-6, 16e-6, 520e-6}));
+      source, std::make_unique<BoundedSync>(
+                  source, std::vector<double>{16e-6, 16e-6, 16e-6, 16e-6, 520e-6, 520e-6, 16e-6}));
   protocol::SessionClock comm(again, true, 1.0, nullptr);
-  comm.resync();
-  const double ramped = comm.expires_at() - comm.last_sync();
+  for (int i = 0; i < 3; ++i) comm.resync();
+  CHECK(comm.expires_at() - comm.last_sync() == Approx(logic::resync_interval(4, 1.0)));
   comm.resync();
   CHECK(comm.expires_at() - comm.last_sync() == Approx(logic::resync_interval(1, 1.0)));
-  CHECK(ramped > logic::resync_interval(1, 1.0));
+  comm.resync();
+  CHECK(comm.expires_at() - comm.last_sync() == Approx(logic::resync_interval(2, 1.0)));
+  comm.resync();  // adopted: the ramp where it was
+  CHECK(comm.expires_at() - comm.last_sync() == Approx(logic::resync_interval(5, 1.0)));
+  CHECK(again.refused_resyncs() == 2);
 }

@@ -1,5 +1,7 @@
 #include "harmonize/protocol/session_clock.hpp"
 
+#include <algorithm>
+
 #include "harmonize/logic/barrier_decision.hpp"
 
 namespace harmonize::protocol {
@@ -33,8 +35,11 @@ void SessionClock::resync() {
     const WorldClock::Snapshot fresh = world_.resync();
     clock_ = fresh.clock;
     world_version_ = fresh.version;
-    // A refused resync is tried again at the ramp's first interval.
-    mark_synced(fresh.kept_old ? 1 : fresh.syncs);
+    // A refused resync is tried again soon, backing off along the ramp
+    // (10, 30, 90 ms ...): the clock kept ages, its bound grows, and a
+    // machine that disturbs every sync must not get one every 10 ms.
+    refused_in_a_row_ = fresh.kept_old ? refused_in_a_row_ + 1 : 0;
+    mark_synced(fresh.kept_old ? std::min(refused_in_a_row_, fresh.syncs) : fresh.syncs);
     return;
   }
   const WorldClock::Snapshot base = world_.snapshot();

@@ -39,6 +39,7 @@ class SessionClock final : public CommClock {
   bool ready_ = false;
   double last_sync_ = 0;
   double expires_at_ = 0;
+  int refused_in_a_row_ = 0;  // world resyncs refused since the last adopted one
 };
 
 }  // namespace harmonize::protocol
