@@ -38,9 +38,6 @@ def draw(data, comm, first, last, title, path):
                              label=None if deadline_drawn else "deadline")
                 deadline_drawn = True
         for event in per_rank[rank]["collective"]:
-            # Mode observe times the native barrier as a collective too: drawn once.
-            if event["name"] == "MPI_Barrier":
-                continue
             if event["ts"] + event["dur"] < start - margin or event["ts"] > end + margin:
                 continue
             first_of_its_kind = event["name"] not in colors
