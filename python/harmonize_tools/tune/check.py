@@ -176,12 +176,16 @@ def verdict(with_file, forced, alone):
     return "obeyed"
 
 
-def check(path, head, offered, names, say):
+def check(args, path, head):
     """Each rule of the rules file at `path` (read strictly) run with the
-    launcher `head`: [(collective, processes, bytes, rule, verdict)]."""
+    launcher `head`: ([(collective, processes, bytes, rule, verdict)], the
+    algorithms' names per collective, as this Open MPI lists them)."""
     rules = read_rules_file(path)
+    listed = algorithms.list_algorithms("openmpi", list(rules), args.ompi_info, args.mpivars)
+    offered = {collective: [value for value, _ in pairs] for collective, pairs in listed.items()}
     found = []
-    say(f"{path}: each rule one call with the file, forced and alone ({head[0]})")
+    say("harmonize-tune", f"check: {path}: each rule one call with the file, forced and alone ({head[0]})",
+        args.quiet)
     with tempfile.TemporaryDirectory(prefix="harmonize-check-") as scratch:
         program = None
         for collective, processes, size, rule, why in cases(rules, offered):
@@ -195,7 +199,7 @@ def check(path, head, offered, names, say):
                     runs[name] = witness(head, program, processes, collective, size, env, Path(scratch) / name)
                 why = verdict(runs["file"], runs["forced"], runs["alone"])
             found.append((collective, processes, size, rule, why))
-    return found
+    return found, {collective: dict(pairs) for collective, pairs in listed.items()}
 
 
 def check_text(found, names):
@@ -222,12 +226,8 @@ def run_check(args):
     if mpi != "openmpi":
         raise UsageError("--check reads Open MPI's rules files (MPICH's JSON is read by MPICH itself, "
                          "which stops at MPI_Init on a file it cannot read)")
-    rules = read_rules_file(args.check)
-    offered = algorithms.list_algorithms(mpi, list(rules), args.ompi_info, args.mpivars)
-    names = {c: dict(a) for c, a in offered.items()}
     try:
-        found = check(args.check, launcher_head(command), {c: [v for v, _ in a] for c, a in offered.items()},
-                      names, lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
+        found, names = check(args, args.check, launcher_head(command))
     except CheckError as error:
         print(f"harmonize-tune: error: --check {args.check}: {error}", file=sys.stderr)
         return 1
@@ -235,7 +235,7 @@ def run_check(args):
     return 0 if obeyed(found) else 1
 
 
-def check_written(args, path, command, names, output):
+def check_written(args, path, command, output):
     """The written file read back strictly and run with the witness
     (check) on the tuning's own launcher; False when the MPI does not run
     what it says. Without a launcher (the program alone) it is not run."""
@@ -244,11 +244,9 @@ def check_written(args, path, command, names, output):
         say("harmonize-tune", f"no launcher in the command: check the file with harmonize-tune --check {path} "
             "-- LAUNCHER", args.quiet)
         return True
-    offered = algorithms.list_algorithms("openmpi", list(names), args.ompi_info, args.mpivars)
     try:
-        found = check(path, head, {c: [v for v, _ in a] for c, a in offered.items()}, names,
-                      lambda text: say("harmonize-tune", f"check: {text}", args.quiet))
-    except (CheckError, UsageError) as error:
+        found, names = check(args, path, head)
+    except (CheckError, UsageError, algorithms.AlgorithmsUnknown) as error:
         say("harmonize-tune", f"the file could not be checked: {error}", args.quiet)
         return True
     text = check_text(found, names)

@@ -226,7 +226,7 @@ def run(args, script_dir):
         if "tuned" in files:
             keep_confirmed(files, write, choices, checked, default, header)
     if "tuned" in files and mpi == "openmpi":
-        any_failed |= not check_module.check_written(args, files["tuned"], command, names, output)
+        any_failed |= not check_module.check_written(args, files["tuned"], command, output)
     if "tuned" in files:
         path = files["tuned"].resolve()
         use = (f"{OMPI_DYNAMIC_RULES} OMPI_MCA_coll_tuned_dynamic_rules_filename={path}"
