@@ -13,8 +13,10 @@ to the launcher unchanged, in order):
                                  library's own setting (OMPI_MCA_*, MPIR_CVAR_*)
                                  is set as it is, for the launcher's MPI only
   --library PATH                 the libharmonize.so to preload
-  --launcher PATH                the launcher to use (default: mpiexec, mpirun
-                                 or srun, the first found on PATH)
+  --launcher PATH                the launcher to use (default: the program's
+                                 own when it starts with one, `-- srun -n 2
+                                 ./a.out`; else mpiexec, mpirun or srun, the
+                                 first found on PATH)
   --launcher-kind KIND           openmpi | mpich | srun | direct; default:
                                  detected from `<launcher> --version`.
                                  `direct` runs the program without a launcher
@@ -37,7 +39,9 @@ How the environment reaches the ranks:
   Open MPI   -x LD_PRELOAD -x HARMONIZE_...   (values from the launcher's env)
   MPICH      -genv NAME VALUE for each variable
   srun       --export=ALL,LD_PRELOAD=...,HARMONIZE_...=...
-An existing LD_PRELOAD is kept, after libharmonize.so. Every HARMONIZE_*
+srun also gets --mpi=pmix (Open MPI) or --mpi=pmi2 (MPICH) when none is
+given and the site's default (SLURM_MPI_TYPE, MpiDefault) cannot start the
+library's MPI, with a note. An existing LD_PRELOAD is kept, after libharmonize.so. Every HARMONIZE_*
 variable of the caller's environment is forwarded as well (HARMONIZE_LIBRARY
 is consumed here and not forwarded), and so is every OMPI_MCA_* or
 MPIR_CVAR_* given with --set. A setting of the other MPI (MPIR_CVAR_* with
@@ -55,8 +59,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from . import slurm_launch
 from .common import (LIBRARY_PREFIX, MPI_NAMES, UnknownLauncher, detect_kind, library_mpi,
-                     setting_mpi, setting_variable, tools_dir)
+                     setting_mpi, setting_variable, split_launcher, tools_dir)
 
 PREFIX = LIBRARY_PREFIX
 MODES = ("off", "observe", "harmonize")
@@ -320,15 +325,54 @@ def propagation_arguments(kind, variables):
             arguments += ["-genv", name, value]
         return arguments
     if kind == "srun":
-        # srun splits --export at commas; such a value is passed by name and
-        # taken from srun's own environment (which we set as well).
-        items = [name if "," in value else f"{name}={value}" for name, value in variables.items()]
-        return ["--export=" + ",".join(["ALL"] + items)]
+        return ["--export=" + ",".join(["ALL"] + srun_export_items(variables))]
     return []
+
+
+def srun_export_items(variables):
+    """srun splits --export at commas: such a value is passed by name and
+    taken from srun's own environment (which we set as well)."""
+    return [name if "," in value else f"{name}={value}" for name, value in variables.items()]
+
+
+def srun_command(launcher, options, program, variables, added):
+    """srun's command line: our --export first, unless the user gave one,
+    which then carries our variables (it would win and drop them)."""
+    given = options["launcher_args"] + program
+    merged, users = slurm_launch.merge_export(given, srun_export_items(variables))
+    if users is None:
+        return [launcher] + propagation_arguments("srun", variables) + added + given
+    if "ALL" not in users.upper().split(","):
+        print(f"harmonize-run: note: srun --export={users} would start the ranks without the library: "
+              "LD_PRELOAD and the HARMONIZE_ variables are added to it", file=sys.stderr, flush=True)
+    return [launcher] + added + merged
+
+
+def launcher_in_program(options, program):
+    """`-- srun -n 2 ./a.out` (as harmonize-ab takes a command): the command's
+    own launcher is the launcher, unless --launcher is given or the kind is
+    `direct` (then the command is the program)."""
+    if options["launcher"] is None and options["kind"] != "direct":
+        launcher, rest = split_launcher(program)
+        if launcher is not None and rest:
+            options["launcher"] = launcher
+            return rest
+    return program
+
+
+def srun_arguments(options, program, library, launcher, environ):
+    """srun's --mpi when the site's default cannot start this MPI's ranks
+    (docs/slurm.md); says so on stderr."""
+    added, note = slurm_launch.plugin_arguments(library_mpi(library)[0],
+                                                options["launcher_args"] + program, environ, launcher)
+    if note:
+        print(f"harmonize-run: {note}", file=sys.stderr, flush=True)
+    return added
 
 
 def build_command(options, program, environ, script_dir):
     """(argv, child environment, variables for the ranks)."""
+    program = launcher_in_program(options, program)
     library, origin = find_library(options["library"], script_dir, environ)
     kind = options["kind"]
     launcher = find_launcher(options["launcher"], kind, options["dry_run"])
@@ -345,6 +389,9 @@ def build_command(options, program, environ, script_dir):
     child.update(variables)
     if kind == "direct":
         argv = options["launcher_args"] + program
+    elif kind == "srun":
+        added = srun_arguments(options, program, library, launcher, child)
+        argv = srun_command(launcher, options, program, variables, added)
     else:
         argv = [launcher] + propagation_arguments(kind, variables) + options["launcher_args"] + program
     return argv, child, variables

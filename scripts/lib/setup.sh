@@ -7,6 +7,7 @@ HARMONIZE_PACKAGES=(
   libopenmpi-dev openmpi-bin mpich libmpich-dev
   libhwloc-dev catch2 nlohmann-json3-dev libsimgrid-dev iproute2 time
   libopen-trace-format2-dev otf2-tools
+  slurmctld slurmd slurm-client munge
   python3 python3-pytest python3-mpi4py python3-matplotlib python3-numpy python3-flake8
 )
 

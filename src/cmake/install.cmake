@@ -17,6 +17,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/harmonize_tools
   PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/ DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/config
   FILES_MATCHING PATTERN "*.env")
+# Batch scripts for Slurm (docs/slurm.md); they find the tools on PATH.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/examples/slurm/harmonize-ab.sbatch
+  ${PROJECT_SOURCE_DIR}/examples/slurm/harmonize-tune.sbatch
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/harmonize/examples/slurm)
 
 install(EXPORT harmonizeTargets NAMESPACE harmonize:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/harmonize)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/src/cmake/harmonizeConfig.cmake.in

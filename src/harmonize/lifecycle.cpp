@@ -3,12 +3,15 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "config/display.hpp"
 #include "config/policy.hpp"
 #include "config/variables.hpp"
 #include "harmonize/collectives/mpi/comm_id.hpp"
+#include "harmonize/logic/launch_check.hpp"
 #include "harmonize/session.hpp"
 #include "harmonize/startup/mpi_identity.hpp"
 #include "harmonize/startup/startup_check.hpp"
@@ -90,12 +93,29 @@ auto guarded_value(Body body) noexcept -> decltype(body()) {
   return std::nullopt;
 }
 
+// Said by task 0 of the step only: the other singletons would repeat it.
+void warn_if_separate_singletons(int world_size) {
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  const char* task = std::getenv("SLURM_PROCID");
+  if (tasks == nullptr || (task != nullptr && std::strcmp(task, "0") != 0)) return;
+#if defined(OPEN_MPI)
+  constexpr bool open_mpi = true;
+#else
+  constexpr bool open_mpi = false;
+#endif
+  if (const auto warning = logic::separate_singletons(world_size, tasks, open_mpi)) {
+    std::fprintf(stderr, "harmonize: warning: %s\n", warning->c_str());
+    std::fflush(stderr);
+  }
+}
+
 int initialize_unguarded() {
   if (g_library != nullptr) return MPI_SUCCESS;  // MPI_Init_thread after MPI_Init: MPI errs
   auto library = std::make_unique<Library>();
   const sync::CommFacts world = sync::describe_communicator(MPI_COMM_WORLD);
   library->rank = world.rank;
   library->size = world.size;
+  warn_if_separate_singletons(world.size);
   library->configuration = config::load_policy_from_environment(library->rank == 0);
   const config::Policy& policy = library->configuration.policy;
   if (library->configuration.ok() && policy.mode == config::Mode::off) {

@@ -27,6 +27,8 @@ def test_install_layout(prefix):
         assert os.access(prefix / "bin" / tool, os.X_OK), tool
     assert (prefix / "share/harmonize/config/default.env").exists()
     assert (prefix / "share/harmonize/config/precise.env").exists()
+    for script in ("harmonize-ab.sbatch", "harmonize-tune.sbatch"):
+        assert os.access(prefix / "share/harmonize/examples/slurm" / script, os.X_OK)
     assert (lib / "cmake/harmonize/harmonizeConfig.cmake").exists()
     assert (lib / "pkgconfig/harmonize.pc").exists()
     # No RPATH/RUNPATH to a particular MPI: the launcher's libmpi is used.

@@ -207,10 +207,10 @@ def test_existing_preload_of_our_library_is_not_doubled(fake_library):
     assert assignments["LD_PRELOAD"] == f"{fake_library}:/x/y.so"
 
 
-def test_srun_dry_run_without_srun_installed(fake_library):
+def test_srun_dry_run_without_srun_installed(fake_library, tmp_path):
     words = dry_run(["--library", fake_library, "--launcher-kind", "srun", "--mode", "harmonize",
                      "--set", "comms=world", "-N", "2", "--", "./bench"],
-                    env=script_environment(PATH="/usr/bin:/bin"))
+                    env=script_environment(PATH=str(tmp_path)))  # the script needs nothing on PATH
     _, command = split_assignments(words)
     assert command[0] == "srun"
     assert command[1] == (f"--export=ALL,LD_PRELOAD={fake_library},HARMONIZE_MODE=harmonize,"
@@ -494,3 +494,77 @@ def test_mpich_launcher_runs_with_the_mpich_build_for_real(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "using the MPICH build" in result.stderr
     assert "harmonize: mode=observe 2 ranks" in result.stderr  # the library ran in both ranks
+
+
+# ---------------------------------------------------------------- Slurm (docs/launcher.md, "Slurm")
+# The real srun is run by tests/mpi/test_slurm.py; here, what the script decides.
+
+from harmonize_tools import slurm_launch  # noqa: E402
+
+
+@pytest.mark.parametrize("mpi, requested, default, available, added, said", [
+    # The site's default cannot start the MPI: the plugin it needs is added.
+    ("openmpi", None, "none", ["pmix", "none", "pmi2", "pmix_v4"], ["--mpi=pmix"],
+     "note: srun's default MPI plugin here is 'none', with which Open MPI ranks abort in MPI_Init: "
+     "adding --mpi=pmix"),
+    ("mpich", None, "none", None, ["--mpi=pmi2"],
+     "note: srun's default MPI plugin here is 'none', with which MPICH ranks start as separate "
+     "singletons: adding --mpi=pmi2"),
+    ("mpich", None, "pmix", ["pmix", "pmi2"], ["--mpi=pmi2"], "adding --mpi=pmi2"),
+    # A default that works, or none known: nothing added, nothing said.
+    ("openmpi", None, "pmix_v4", None, [], None),
+    ("mpich", None, "pmi2", None, [], None),
+    ("openmpi", None, None, None, [], None),
+    # The user's own choice is kept; a known bad one is warned about.
+    ("mpich", "none", None, None, [], "warning: srun --mpi=none: MPICH ranks need --mpi=pmi2"),
+    ("openmpi", "pmix_v4", None, None, [], None),
+    # The needed plugin is not built into this Slurm: said, not added.
+    ("openmpi", None, "none", ["none", "pmi2"], [],
+     "warning: srun's default MPI plugin here is 'none' and it has no pmix plugin"),
+    # A library whose MPI cannot be told: srun is left alone.
+    (None, None, "none", None, [], None),
+])
+def test_srun_mpi_plugin_advice(mpi, requested, default, available, added, said):
+    got_added, note = slurm_launch.plugin_advice(mpi, requested, default, available)
+    assert got_added == added
+    if said is None:
+        assert note is None
+    else:
+        assert note is not None and said in note, note
+
+
+@pytest.mark.parametrize("args, merged, users", [
+    # --export=NONE keeps nothing of the caller's but ours.
+    (["--export=NONE", "-n", "2", "./a.out"], ["--export=L=1,M", "-n", "2", "./a.out"], "NONE"),
+    (["-n", "2", "--export", "FOO=1", "./a.out"], ["-n", "2", "--export=FOO=1,L=1,M", "./a.out"], "FOO=1"),
+    (["--export=ALL,X=2", "./a.out"], ["--export=ALL,X=2,L=1,M", "./a.out"], "ALL,X=2"),
+    # The program's own --export is the program's; the last of srun's wins.
+    (["-n", "2", "./a.out", "--export=x"], ["-n", "2", "./a.out", "--export=x"], None),
+    (["--export=A", "--export=NONE", "./a.out"], ["--export=A", "--export=L=1,M", "./a.out"], "NONE"),
+])
+def test_srun_export_of_the_user_carries_ours(args, merged, users):
+    assert slurm_launch.merge_export(args, ["L=1", "M"]) == (merged, users)
+
+
+def test_srun_options_end_where_the_program_starts():
+    assert slurm_launch.launcher_options_end(["-n", "2", "--mpi=pmix", "./a", "-m", "8"]) == 3
+    assert slurm_launch.requested_plugin(["-n", "2", "./a", "--mpi=none"]) is None
+    assert slurm_launch.requested_plugin(["--mpi", "pmi2", "./a"]) == "pmi2"
+
+
+def test_allocation_step_only_inside_an_allocation_and_without_a_launcher(tmp_path):
+    inside = {"SLURM_JOB_ID": "7"}
+    if shutil.which("srun"):
+        assert slurm_launch.allocation_step(["./bench", "-x"], inside) == ["srun", "./bench", "-x"]
+    assert slurm_launch.allocation_step(["./bench"], {}) == ["./bench"]
+    assert slurm_launch.allocation_step(["./bench"], {**inside, "SLURM_STEP_ID": "0"}) == ["./bench"]
+    assert slurm_launch.allocation_step(["mpirun", "-n", "2", "./b"], inside) == ["mpirun", "-n", "2", "./b"]
+
+
+def test_srun_after_the_separator_is_the_launcher(fake_library, tmp_path):
+    words = dry_run(["--library", fake_library, "--mode", "observe", "--launcher-kind", "srun", "--",
+                     "srun", "--export=NONE", "-n", "2", "./bench"],
+                    env=script_environment(PATH=str(tmp_path)))
+    _, command = split_assignments(words)
+    assert command == ["srun", f"--export=LD_PRELOAD={fake_library},HARMONIZE_MODE=observe", "-n", "2",
+                       "./bench"]

@@ -2,6 +2,7 @@
 import argparse
 import contextlib
 import os
+import shlex
 import signal
 import sys
 import time
@@ -9,11 +10,12 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 
+from .. import slurm_launch
 from ..common import say, tools_dir
 from . import decide
 from .files import OutputError, write_json
 from .parsing import ParseError
-from .plan import PlanError, make_plan, prepare_directory
+from .plan import PlanError, given_command, make_plan, prepare_directory
 from .runner import run_all
 from .summary import summarize, write_outputs
 
@@ -257,6 +259,9 @@ def run(args, output, script_dir):
     except (ValueError, PlanError) as failure:
         error(failure)
         return EXIT_USAGE
+    if not args.aggregate and plan["command"] != given_command(args):
+        say("harmonize-ab", f"inside Slurm job {slurm_launch.allocation(os.environ)}: each run is a "
+            f"job step on the allocation's nodes ({shlex.join(plan['command'])})", args.quiet)
     statuses, until = [], None
     if not args.aggregate:
         try:

@@ -81,6 +81,25 @@ def crash_reason(lines, notices):
     return best if RANK_WORDS.search(best) or rank is None else f"{rank}: {best}"
 
 
+# slurmstepd's line when Slurm ends a step or a job: "*** STEP 12.3 ON node4
+# CANCELLED AT 2026-11-29T06:02:51 DUE TO TIME LIMIT ***" (no DUE TO: scancel).
+SLURM_CANCELLED = re.compile(r"\*\*\* (STEP|JOB) (\S+) ON (\S+) CANCELLED AT \S+(?: DUE TO ([A-Z ]+?))? \*\*\*")
+SLURM_CAUSES = {"TIME LIMIT": "at its time limit", "NODE FAILURE": "because a node failed",
+                "PREEMPTION": "preempted"}
+
+
+def slurm_reason(lines):
+    """'Slurm cancelled step 12.3 (node4) at its time limit', or None."""
+    for line in lines:
+        found = SLURM_CANCELLED.search(line)
+        if found:
+            what, ident, node, cause = found.groups()
+            why = SLURM_CAUSES.get(cause, f"due to {cause.lower()}") if cause else \
+                "(scancel, or an administrator)"
+            return f"Slurm cancelled {what.lower()} {ident} ({node}) {why}"
+    return None
+
+
 def failure_reason(stderr, stdout_end=""):
     """The line of a failed run's output that says why: a crashed rank's
     signal, else the program's (or the library's error), else a launcher's
@@ -89,6 +108,10 @@ def failure_reason(stderr, stdout_end=""):
     program, launcher, asides = classify_lines(stderr)
     out_program, out_launcher, _ = classify_lines(stdout_end)
     notices = launcher + out_launcher
+    # Slurm ended the step: the ranks' signals that follow are its doing.
+    cancelled = slurm_reason(program + notices + asides)
+    if cancelled:
+        return cancelled
     # Open MPI's first box ("Primary job terminated normally, but 1 process
     # returned") says nothing; the one naming the rank and signal follows.
     crash = crash_reason(program + notices + out_program, notices)

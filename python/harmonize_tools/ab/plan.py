@@ -2,9 +2,11 @@
 sides in order with each one's mode, preset and settings (make_plan, from
 the command line), and the output directory checked against it
 (prepare_directory: --resume and --aggregate continue a plan, never change it)."""
+import os
 from datetime import datetime
 from pathlib import Path
 
+from .. import slurm_launch
 from . import decide
 from . import interleaved
 from . import sides as sides_module
@@ -113,10 +115,15 @@ def preset(path_text, where):
     return str(path.resolve())
 
 
-def make_plan(args, script_dir):
+def given_command(args):
+    """The benchmark command as given after `--`."""
     command = list(args.command)
-    if command and command[0] == "--":
-        command = command[1:]
+    return command[1:] if command[:1] == ["--"] else command
+
+
+def make_plan(args, script_dir, environ=None):
+    command = slurm_launch.allocation_step(given_command(args),
+                                           os.environ if environ is None else environ)
     if not command and not args.aggregate:
         raise ValueError("no benchmark command; put it after `--` (see --help)")
     named = named_sides(args)

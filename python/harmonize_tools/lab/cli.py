@@ -1,6 +1,6 @@
 """harmonize-lab: try harmonize across nodes on one machine.
 
-usage: harmonize-lab [--nodes N | --layout S1,S2,...] [--no-pin] [--delay TIME] -- COMMAND [ARGS...]
+usage: harmonize-lab [--nodes N | --layout S1,S2,...] [--no-pin] [--delay TIME] [--slurm] -- COMMAND [ARGS...]
        harmonize-lab --check
        harmonize-lab --clean
 
@@ -16,6 +16,9 @@ memory within a node, TCP between nodes over a bridge).
                      i mod cores, so a node's library sees the cores it has)
   --delay TIME       add TIME (tc syntax: 100us, 1ms) to every packet a node
                      sends; needs the kernel's netem qdisc
+  --slurm            run a Slurm cluster on the lab (munge, slurmctld on the
+                     first node, a slurmd on each; Debian: slurmctld slurmd
+                     slurm-client munge): COMMAND may srun, salloc, sbatch
   --check            say whether labs can be made here, and why not
   --clean            remove what labs left behind whose owner was killed
   -h, --help         this text
@@ -24,11 +27,15 @@ Example (from the source tree, after scripts/test or a build in build/):
   scripts/harmonize-lab --layout 1,1 -- scripts/harmonize-run --mode harmonize -n 2 -- \\
       build/bin/harmonize-example
 
+  scripts/harmonize-lab --slurm -- sbatch --wait -N 2 examples/slurm/harmonize-ab.sbatch \\
+      $PWD/build/bin/harmonize-example
+
 Exit status: COMMAND's; 2 for a usage error or when labs cannot be made here.
 """
 import signal
 import sys
 
+from . import slurm
 from .cluster import Lab, LabError, parse_layout, sweep_stale, unavailable_reason
 
 
@@ -41,7 +48,8 @@ def _raise_interrupted(signum, _frame):
 
 
 def parse(argv):
-    options = {"layout": (1, 1), "pin": True, "delay": None, "command": [], "action": "run"}
+    options = {"layout": (1, 1), "pin": True, "delay": None, "command": [], "action": "run",
+               "slurm": False}
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -55,6 +63,8 @@ def parse(argv):
             options["action"] = arg[2:]
         elif arg == "--no-pin":
             options["pin"] = False
+        elif arg == "--slurm":
+            options["slurm"] = True
         elif arg in ("--nodes", "--layout", "--delay"):
             if not args:
                 raise ValueError(f"{arg} needs a value")
@@ -95,14 +105,22 @@ def main(argv=None, script_dir=None):
         return 2
     if options["action"] == "clean":
         sweep_stale()
+        slurm.sweep_stale()
         return 0
+    if options["slurm"] and slurm.unavailable_reason():
+        print(f"harmonize-lab: --slurm: {slurm.unavailable_reason()}", file=sys.stderr)
+        return 2
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_interrupted)
     try:
         with Lab(options["layout"], pin=options["pin"], delay=options["delay"]) as lab:
             print(lab.describe(), file=sys.stderr)
-            return lab.run(options["command"]).returncode
-    except LabError as error:
+            if not options["slurm"]:
+                return lab.run(options["command"]).returncode
+            with slurm.SlurmCluster(lab=lab) as cluster:
+                print(cluster.describe(), file=sys.stderr)
+                return cluster.run(options["command"]).returncode
+    except (LabError, slurm.SlurmError) as error:
         print(f"harmonize-lab: {error}", file=sys.stderr)
         return 2
     except (Interrupted, KeyboardInterrupt) as why:

@@ -59,7 +59,7 @@ def unavailable_reason():
     return None
 
 
-def _alive(pid):
+def alive(pid):
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -90,11 +90,11 @@ def sweep_stale():
     """Removes the namespaces and directories of labs whose owner is dead."""
     for name in _lab_namespaces():
         owner = name[len(PREFIX):].split("-")[0]
-        if owner.isdigit() and not _alive(int(owner)):
+        if owner.isdigit() and not alive(int(owner)):
             _kill_namespace(name)
     for directory in Path(tempfile.gettempdir()).glob(f"{PREFIX}[0-9]*-*"):
         owner = directory.name[len(PREFIX):].split("-")[0]
-        if owner.isdigit() and not _alive(int(owner)):
+        if owner.isdigit() and not alive(int(owner)):
             shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -137,7 +137,23 @@ exec ip netns exec "%(prefix)s-$node" unshare --uts sh -c \
 """
 
 
-class Lab:
+class Made:
+    """`with X(...) as x:` runs up(), and down() when the block ends or up() fails."""
+
+    def __enter__(self):
+        try:
+            self.up()
+        except BaseException:
+            self.down()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.down()
+        return False
+
+
+class Lab(Made):
     """`with Lab((2, 1)) as lab: lab.run([...])` - always torn down."""
 
     def __init__(self, layout=(1, 1), *, pin=True, delay=None):
@@ -159,18 +175,6 @@ class Lab:
     @property
     def namespaces(self):
         return [f"{self.prefix}-{node}" for node in self.nodes]
-
-    def __enter__(self):
-        try:
-            self.up()
-        except BaseException:
-            self.down()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self.down()
-        return False
 
     def up(self):
         sweep_stale()

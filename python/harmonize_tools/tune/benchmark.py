@@ -4,7 +4,7 @@ osu_<collective>, IMB-MPI1 told the collective, or the program itself), the
 import os
 from pathlib import Path
 
-from ..common import UnknownLauncher, detect_kind, split_launcher
+from ..common import UnknownLauncher, detect_kind, library_mpi, split_launcher
 
 
 IMB_NAMES = {"allgather": "Allgather", "allreduce": "Allreduce", "alltoall": "Alltoall",
@@ -71,6 +71,8 @@ def benchmark_command(command, collective, sizes, single):
 
 
 def mpi_of(args, command):
+    """The MPI library: --mpi, else the launcher's, else (srun, a command
+    without a launcher) the one the benchmark program needs."""
     if args.mpi:
         return args.mpi
     launcher, _ = split_launcher(command)
@@ -78,6 +80,24 @@ def mpi_of(args, command):
         kind = detect_kind(launcher) if launcher else None
     except UnknownLauncher:
         kind = None
-    if kind not in ("openmpi", "mpich"):
-        raise UsageError("cannot tell the MPI library from the launcher: give --mpi openmpi|mpich")
-    return kind
+    if kind in ("openmpi", "mpich"):
+        return kind
+    program_mpi = benchmark_mpi(command)
+    if program_mpi is None:
+        raise UsageError("cannot tell the MPI library from the launcher or the benchmark: "
+                         "give --mpi openmpi|mpich")
+    return program_mpi
+
+
+def benchmark_mpi(command):
+    """'openmpi' | 'mpich' that the benchmark (or an OSU directory's first
+    osu_* program) is linked against, or None."""
+    launcher, _ = split_launcher(command)
+    position = benchmark_position(command) if launcher else 0
+    if position is None:
+        return None
+    program = Path(command[position])
+    if program.is_dir():
+        program = next((p for p in sorted(program.rglob("osu_*"))
+                        if p.is_file() and os.access(p, os.X_OK)), None)
+    return library_mpi(program)[0] if program is not None and program.is_file() else None

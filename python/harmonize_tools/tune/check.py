@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .. import slurm_launch
 from ..common import say, split_launcher
 from . import algorithms
 from .algorithms import label
@@ -122,7 +123,9 @@ def launch_options(head, settings):
     """What Open MPI's launcher needs to start more processes than cores and
     hand `settings` to remote ones too; srun hands the environment on itself."""
     if Path(head[0]).name.startswith("srun"):
-        return []
+        # More witnesses than the allocation's tasks, on a site whose
+        # default plugin may not start Open MPI's ranks.
+        return ["--overcommit", *slurm_launch.plugin_arguments("openmpi", head[1:], os.environ, head[0])[0]]
     return ["--oversubscribe", *(option for name in settings for option in ("-x", name))]
 
 
@@ -221,8 +224,9 @@ def run_check(args):
     a witness obeyed, 1 one is not (or names an algorithm the MPI has not),
     2 the file cannot be read as Open MPI reads it."""
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    command = command or ["mpiexec"]
-    mpi = mpi_of(args, command)
+    command = command or (["srun"] if slurm_launch.allocation(os.environ) else ["mpiexec"])
+    # srun serves either MPI; a rules file is Open MPI's.
+    mpi = "openmpi" if Path(command[0]).name.startswith("srun") and not args.mpi else mpi_of(args, command)
     if mpi != "openmpi":
         raise UsageError("--check reads Open MPI's rules files (MPICH's JSON is read by MPICH itself, "
                          "which stops at MPI_Init on a file it cannot read)")
@@ -239,6 +243,7 @@ def check_written(args, path, command, output):
     """The written file read back strictly and run with the witness
     (check) on the tuning's own launcher; False when the MPI does not run
     what it says. Without a launcher (the program alone) it is not run."""
+    command = slurm_launch.allocation_step(command, os.environ)
     head = launcher_head(command)
     if not split_launcher(command)[0]:
         say("harmonize-tune", f"no launcher in the command: check the file with harmonize-tune --check {path} "
