@@ -35,6 +35,13 @@ def slurm():
         yield cluster
 
 
+@pytest.fixture
+def own_slurm():
+    """A cluster of the test's own, for a test that takes a node down."""
+    with slurm_cluster.SlurmCluster() as cluster:
+        yield cluster
+
+
 def in_cluster(cluster, argv, tmp_path, *, timeout=240, env=None):
     """argv run as a client of `cluster` from tmp_path; on a timeout the
     cluster's jobs are cancelled before the error is raised."""
@@ -142,6 +149,19 @@ def test_harmonize_ab_inside_an_allocation_runs_each_run_as_a_job_step(slurm, tm
         report = json.loads((output / "runs" / f"001-{side}" / "report.json").read_text())
         assert report["job"]["ranks"] == 2  # a step of the allocation's 2 tasks, not a singleton
     assert json.loads((output / "plan.json").read_text())["command"][0] == "srun"
+
+
+def test_srun_asked_for_more_ranks_than_the_allocation_has_stops_at_once(slurm, tmp_path):
+    output = tmp_path / "ab"
+    result = in_cluster(slurm, ["salloc", "-n", "2", SCRIPTS / "harmonize-ab", "--runs", "3",
+                                "--library", LIBRARY, "-o", output, "--", "srun", "-n", "4", EXAMPLE],
+                        tmp_path)
+    assert result.returncode == 3, explain(result)  # no usable run
+    assert "every side failed its first run; not running the rest" in result.stderr
+    for side in ("A", "B"):
+        first = json.loads((output / "runs" / f"001-{side}" / "status.json").read_text())["errors"][0]
+        assert "srun: error: Unable to create step for job" in first.splitlines()[0], first
+    assert not (output / "runs" / "002-A").exists()
 
 
 def test_the_sbatch_example_runs_an_ab_comparison(slurm, tmp_path):
@@ -257,7 +277,48 @@ def test_a_cancelled_ab_job_is_finished_by_a_new_job(slurm, tmp_path):
     # The cancelled attempt is kept aside, listed as superseded, not measured.
     [lost] = summary["failed_runs"]
     assert lost["id"] == "001-A.failed-1" and lost["superseded"], lost
+    assert lost["errors"][0].startswith(f"interrupted: Slurm cancelled step {job}.0 "), lost
     assert (output / "runs" / "001-A.failed-1").is_dir()
+
+
+def node_states(cluster):
+    listing = cluster.run(["sinfo", "-h", "-N", "-o", "%t"], capture_output=True, text=True, timeout=30)
+    return listing.stdout.split()
+
+
+def test_a_node_down_mid_run_ends_the_allocation_and_a_new_one_finishes(own_slurm, tmp_path):
+    """srun exits 0 when its node fails ('srun: error: Node failure on vm'):
+    that run is lost with that reason, not taken for a program that prints
+    no sizes, and --resume in a new allocation finishes the comparison."""
+    wrapper = tmp_path / "slow-once"
+    wrapper.write_text(SLOW_ONCE)
+    wrapper.chmod(0o755)
+    gate, output = tmp_path / "gate", tmp_path / "ab"
+    ab = ["salloc", "-n", "2", SCRIPTS / "harmonize-ab", "--runs", "2", "--library", LIBRARY, "-o", output,
+          "--", wrapper, gate, EXAMPLE]
+    argv = ["env", "-C", str(tmp_path), *map(str, ab)]
+    with own_slurm.popen(argv, env=clean_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True) as first:
+        try:
+            wait_for(lambda: gate.exists() and running_steps(own_slurm), "the first run's step")
+            own_slurm.run(["scontrol", "update", f"nodename={own_slurm.nodes[0]}", "state=down",
+                           "reason=harmonize-test"], check=True, timeout=30)
+            stdout, stderr = first.communicate(timeout=300)
+        finally:
+            if first.poll() is None:
+                first.kill()
+    assert first.returncode == 3, f"{stdout[-2000:]}\n{stderr[-3000:]}"  # no usable run
+    assert "the Slurm allocation has ended: continue with --resume in a new one" in stderr, stderr
+    lost = json.loads((output / "runs" / "001-A" / "status.json").read_text())
+    assert lost["errors"][0].startswith(f"Slurm lost node {own_slurm.nodes[0]} during the run"), lost
+    assert not lost["no_sizes"]
+    # The node comes back (ReturnToService=2); the site would resume it.
+    own_slurm.run(["scontrol", "update", f"nodename={own_slurm.nodes[0]}", "state=resume"], timeout=30)
+    wait_for(lambda: node_states(own_slurm) == ["idle"], "the node to come back idle")
+    resumed = in_cluster(own_slurm, [*ab[:3], ab[3], "--resume", *ab[4:]], tmp_path, timeout=400)
+    assert resumed.returncode == 0, explain(resumed)
+    summary = json.loads((output / "summary.json").read_text())
+    assert summary["ok_runs"] == {"A": 2, "B": 2}
 
 
 @pytest.fixture

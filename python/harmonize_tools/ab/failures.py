@@ -88,6 +88,30 @@ SLURM_CAUSES = {"TIME LIMIT": "at its time limit", "NODE FAILURE": "because a no
                 "PREEMPTION": "preempted"}
 
 
+# srun when the node of a step goes down: it says so and exits with status 0.
+SLURM_NODE_LOST = re.compile(r"^srun: error: Node failure on (\S+)")
+LOST_NODE = "Slurm lost node"
+
+
+# srun in an allocation that has ended (its node failed, it was cancelled).
+ALLOCATION_GONE = re.compile(r"srun: error: (Slurm job \S+ has expired|Unable to confirm allocation for job \S+)")
+
+
+def allocation_gone(statuses):
+    """Whether these runs failed because their Slurm allocation is gone."""
+    return any(ALLOCATION_GONE.search(error) or error.startswith(LOST_NODE)
+               for status in statuses for error in status.get("errors", []))
+
+
+def lost_node(stderr):
+    """'Slurm lost node vm during the run (srun: error: Node failure on vm)', or None."""
+    for line in stderr.splitlines():
+        found = SLURM_NODE_LOST.search(line.strip())
+        if found:
+            return f"{LOST_NODE} {found.group(1)} during the run ({line.strip()})"
+    return None
+
+
 def slurm_reason(lines):
     """'Slurm cancelled step 12.3 (node4) at its time limit', or None."""
     for line in lines:
@@ -144,6 +168,9 @@ def check_run(run_dir, mode, exit_code):
     """Errors of a finished run (empty when it is usable) and its row count."""
     errors = []
     rows = 0
+    lost = lost_node(head(run_dir / "stderr.txt", lines=200))
+    if lost:
+        errors.append(f"{lost}; srun exited with {describe_exit(exit_code or 0)}")
     if exit_code is not None and exit_code != 0:
         last = tail(run_dir / "stderr.txt", lines=12)
         # The first line is what the progress line and the table show.

@@ -10,6 +10,7 @@ that count, and the library's per-call points of each side.
 """
 from ..common import split_launcher
 from .per_call import collective_points
+from .failures import head, slurm_reason
 from .files import DamagedFile, read_json, read_text
 from .parsing import ParseError, parse_output
 
@@ -67,8 +68,11 @@ def load_run(directory):
     run that counts (ok, not an attempt set aside). DamagedFile names the file."""
     superseded = ".failed-" in directory.name  # moved aside by --resume: listed, never counted
     if not (directory / "status.json").exists():
+        # harmonize-ab was stopped during the run; Slurm may have said why.
+        cancelled = slurm_reason(head(directory / "stderr.txt", lines=200).splitlines())
+        why = f"interrupted: {cancelled}" if cancelled else "interrupted"
         return {"id": directory.name, "ok": False, "superseded": superseded,
-                "errors": ["interrupted: no status.json (run again with --resume)"]}, None, None
+                "errors": [f"{why}: no status.json (run again with --resume)"]}, None, None
     status = read_status(directory)
     status["superseded"] = superseded
     if superseded:

@@ -21,7 +21,7 @@ import uuid
 from datetime import datetime, timezone
 
 from ..common import UnknownLauncher, detect_kind, say, split_launcher
-from .failures import check_run
+from .failures import LOST_NODE, allocation_gone, check_run
 from .files import OutputError, write_json, write_text
 from .jobs import check_stale_jobs, execute, record_job
 from .plan import PlanError
@@ -123,7 +123,8 @@ def run_one(plan, output, index, side, harmonize_run, launcher_kind, timeout):
               "attempt": attempt, "started": started, "seconds": round(seconds, 3), "exit_code": code,
               "rows": rows, "ok": not errors, "errors": errors,
               # Ran to its end and printed nothing we read: no other side or run will.
-              "no_sizes": code == 0 and not timed_out and not rows}
+              "no_sizes": code == 0 and not timed_out and not rows and
+              not any(error.startswith(LOST_NODE) for error in errors)}
     write_json(directory / "status.json", status)
     return status
 
@@ -217,7 +218,9 @@ def run_all(plan, output, harmonize_run, timeout, quiet=False, fail_fast=False, 
             break
         first_round = statuses[:len(plan["sides"])]
         if len(statuses) == len(plan["sides"]) == len(first_round) and not any(s["ok"] for s in first_round):
-            progress.say("every side failed its first run; not running the rest "
-                         "(fix the command, then continue with --resume)")
+            progress.say("every side failed its first run; not running the rest " +
+                         ("(the Slurm allocation has ended: continue with --resume in a new one)"
+                          if allocation_gone(first_round) else
+                          "(fix the command, then continue with --resume)"))
             break
     return statuses
