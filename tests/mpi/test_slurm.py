@@ -350,3 +350,26 @@ def test_srun_across_two_lab_nodes_finds_the_nodes_slurm_chose(lab_slurm, tmp_pa
     assert inside.returncode == 0, explain(inside)
     [report] = reports(tmp_path, "mpirun-*.json")
     assert report["job"]["nodes"] == 2
+
+
+@pytest.mark.skipif(MPI_FLAVOR == "mpich", reason="MPICH's UCX TCP transport hangs in MPI_Finalize "
+                    "between nodes (openucx/ucx#8738), as in test_lab.py")
+def test_the_batch_scripts_on_two_lab_nodes(lab_slurm, tmp_path):
+    """Both sbatch examples end to end on an allocation of two nodes: each
+    run a job step across them."""
+    environment = {"PATH": f"{SCRIPTS}:{os.environ['PATH']}", "HARMONIZE_LIBRARY": LIBRARY,
+                   "RUNS": "1", "COLLECTIVES": "allreduce"}
+    for tool in ("harmonize-ab", "harmonize-tune"):
+        script = SOURCE_DIR / "examples" / "slurm" / f"{tool}.sbatch"
+        result = in_cluster(lab_slurm, ["sbatch", "--wait", "-N", "2", "-o", tmp_path / f"{tool}-%j.out",
+                                        script, EXAMPLE], tmp_path, env=environment, timeout=600)
+        [log] = list(tmp_path.glob(f"{tool}-*.out"))
+        assert result.returncode == 0, explain(result) + "\njob output:\n" + log.read_text()[-3000:]
+        output = tmp_path / log.stem
+        runs = sorted(output.rglob("report.json"))
+        assert runs, log.read_text()[-3000:]
+        for report in runs:
+            job = json.loads(report.read_text())["job"]
+            assert job["nodes"] == 2 and sorted(job["hosts"]) == sorted(lab_slurm.nodes), report
+    # One run per algorithm decides nothing; each algorithm ran as a step of the two nodes.
+    assert re.search(r"harmonize-tune: allreduce: \d+ algorithms", log.read_text()), log.read_text()
