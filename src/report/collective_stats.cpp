@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/overlap_population.hpp"
+
 namespace harmonize::report {
 namespace {
 
-constexpr double kFlatFormat = 3.0;
+constexpr double kFlatFormat = 4.0;
 constexpr std::size_t kKeyFields = 6;  // operation, bytes, root, calls, valid calls, bound
 
 template <typename Stats>
@@ -15,7 +17,7 @@ auto distributions(Stats& s) {
   return std::array{&s.arrival_skew,   &s.t_global,           &s.t_all_present,
                     &s.local,          &s.valid_arrival_skew, &s.valid_arrival_error,
                     &s.valid_t_global, &s.valid_local,        &s.overlap,
-                    &s.valid_overlap};
+                    &s.valid_overlap,  &s.overlap_worked,     &s.overlap_waited};
 }
 
 }  // namespace
@@ -58,6 +60,7 @@ void CollectiveTable::add_local(const CollectiveKey& key, bool valid, double sec
   if (!overlap) return;
   stats->overlap.add(*overlap);
   if (valid) stats->valid_overlap.add(*overlap);
+  (overlap_worked(*overlap, seconds) ? stats->overlap_worked : stats->overlap_waited).add(*overlap);
 }
 
 void CollectiveTable::merge(const CollectiveTable& other) {

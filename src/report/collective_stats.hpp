@@ -59,6 +59,10 @@ struct CollectiveStats {
   // the collective may overlap; OSU's overlap figure).
   Distribution overlap;
   Distribution valid_overlap;
+  // The same calls in their two populations (common/overlap_population.hpp):
+  // the program worked between start and completion, or waited at once.
+  Distribution overlap_worked;
+  Distribution overlap_waited;
 
   friend bool operator==(const CollectiveStats&, const CollectiveStats&) = default;
 };

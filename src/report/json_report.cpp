@@ -61,6 +61,8 @@ json to_json(const CollectiveStats& s) {
   if (operation < kCollectiveNames.size() && is_nonblocking(static_cast<Collective>(operation))) {
     out["overlap"] = with_histogram(s.overlap);
     out["valid"]["overlap"] = with_histogram(s.valid_overlap);
+    out["overlap_worked"] = to_json(s.overlap_worked);
+    out["overlap_waited"] = to_json(s.overlap_waited);
   }
   return out;
 }

@@ -9,6 +9,8 @@ its own test clock, the program stamping the untouched clock around the
 start and the completing call, rank 1 starting a known time late and every
 process working a known time between start and wait.
 """
+import json
+
 import pytest
 
 from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, find_number, harmonize_lines,
@@ -75,6 +77,29 @@ def test_arrival_skew_t_global_and_overlap_agree_with_the_truth(tmp_path, transp
     assert 0 < iallreduce["valid_calls"] <= CALLS
     assert iallreduce["valid"]["overlap"]["count"] == 2 * iallreduce["valid_calls"]
     assert keys[("ibcast", 1024, 1)]["valid_calls"] == 0
+
+
+def test_the_overlaps_that_worked_and_those_that_waited_are_reported_apart(tmp_path):
+    """One key, two loops (OSU's pure and compute loops): every other call
+    waits right after its start. The median of the mix says neither; each
+    population's says its own."""
+    report, _ = report_of(tmp_path, "populations",
+                          [PROGRAMS / "nonblocking_truth", str(CALLS), "0", "1", str(WORK * 1e6), "1"],
+                          extra={"HARMONIZE_TRACE": tmp_path / "trace.json"})
+    iallreduce = keys_of(world_of(report))[("iallreduce", 8, None)]
+    worked, waited = iallreduce["overlap_worked"], iallreduce["overlap_waited"]
+    # 2 processes, half the calls each; a call preempted between its start
+    # and its wait (or the first, which warms the program up) has worked.
+    assert worked["count"] + waited["count"] == 2 * CALLS
+    assert 0.9 * CALLS <= waited["count"] <= CALLS, (worked, waited)
+    assert abs(worked["p50"] - WORK) <= STAMP_GAP, worked
+    assert waited["p50"] <= STAMP_GAP, waited
+    assert worked["count"] + waited["count"] == iallreduce["overlap"]["count"]
+    # The timeline carries each call's overlap and its population.
+    events = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    calls = [e["args"] for e in events if e.get("name") == "MPI_Iallreduce"]
+    assert calls and all("overlap_us" in args for args in calls)
+    assert sum(args["overlap_worked"] for args in calls) == worked["count"]
 
 
 def test_every_way_a_request_ends_is_counted_never_matched_as_completed(tmp_path):

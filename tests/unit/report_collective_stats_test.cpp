@@ -68,6 +68,36 @@ TEST_CASE("a call incomplete on any member is left out of the matched calls",
   CHECK(calls[0].t_global == 1.0);  // call 1: 4 - 3
 }
 
+TEST_CASE("a non-blocking key keeps the overlaps that worked apart from those that waited",
+          "[report][collectives]") {
+  CollectiveTable table;
+  const CollectiveKey key{0, 8, -1};
+  // OSU's two loops under one key: waits at once (0.05 us of 3 us), and
+  // computes 1.7 us of 3.2 us. The share that divides them is 30 %.
+  for (int i = 0; i < 3; ++i) table.add_local(key, true, 3e-6, 0.05e-6);
+  for (int i = 0; i < 2; ++i) table.add_local(key, false, 3.2e-6, 1.7e-6);
+  table.add_local(key, true, 3e-6, 0.91e-6);  // just above 30 %: worked
+  table.add_local(key, true, 3e-6, 0.89e-6);  // just below: waited
+  const CollectiveStats& s = table.keys().at(0);
+  CHECK(s.overlap.count() == 7);
+  CHECK(s.valid_overlap.count() == 5);
+  CHECK(s.overlap_worked.count() == 3);
+  CHECK(s.overlap_worked.min() == 0.91e-6);
+  CHECK(s.overlap_waited.count() == 4);
+  CHECK(s.overlap_waited.max() == 0.89e-6);
+  // They travel with the table.
+  std::vector<double> flat;
+  table.append_to(flat);
+  std::size_t offset = 0;
+  const auto back = CollectiveTable::read_from(flat, offset);
+  REQUIRE(back.has_value());
+  CHECK(*back == table);
+  // A blocking call has no overlap and no population.
+  table.add_local({1, 8, -1}, true, 3e-6);
+  CHECK(table.keys().at(1).overlap_worked.empty());
+  CHECK(table.keys().at(1).overlap_waited.empty());
+}
+
 TEST_CASE("a collective table keeps its keys sorted, valid calls apart, and bounded",
           "[report][collectives]") {
   CollectiveTable table;

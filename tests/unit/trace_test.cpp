@@ -3,10 +3,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/collective_kind.hpp"
 #include "config/trace_window.hpp"
 #include "harmonize/trace/call_window.hpp"
 #include "harmonize/trace/events.hpp"
 
+using harmonize::Collective;
 using harmonize::TraceWindow;
 using harmonize::config::parse_trace_window;
 using harmonize::config::trace_window_text;
@@ -81,6 +83,13 @@ TEST_CASE("a process's events are trace-event JSON on the shared origin", "[trac
                             .operation = 0,
                             .root = -1,
                             .after_valid_barrier = true});
+  // Non-blocking: 60 us of the program's own work in a call of 100 us.
+  world.collectives.add(1, {.entry = 10.7,
+                            .exit = 10.7001,
+                            .bytes = 8,
+                            .index = 1,
+                            .overlap = 60e-6,
+                            .operation = static_cast<int>(Collective::iallreduce)});
   CommTrace& sub = trace.comm("comm\"1");
   sub.barriers.add(0, {.entry = 11, .exit = 11.5, .bound = 1e-6, .index = 0});
   const std::string text =
@@ -112,6 +121,10 @@ TEST_CASE("a process's events are trace-event JSON on the shared origin", "[trac
   CHECK(allreduce["args"]["bytes"] == 8);
   CHECK(allreduce["args"]["after_valid_barrier"] == true);
   CHECK(allreduce["args"].count("root") == 0);
+  CHECK(allreduce["args"].count("overlap_us") == 0);  // blocking
+  const auto iallreduce = find("MPI_Iallreduce", "X");
+  CHECK(iallreduce["args"]["overlap_us"].get<double>() == Approx(60.0));
+  CHECK(iallreduce["args"]["overlap_worked"] == true);
   CHECK(find("clock sync", "X")["ts"].get<double>() == Approx(-1e6));
   // An observed call has no deadline; a quote in a name is escaped.
   bool observed = false;

@@ -84,6 +84,7 @@ void add_to_trace(trace::CommTrace& trace, const clock::GlobalClock& clock,
                                .exit = then.to_global(call.exit),
                                .bytes = call.bytes,
                                .index = at,
+                               .overlap = overlap_of(call).value_or(-1.0),
                                .operation = static_cast<int>(call.operation),
                                .root = call.root,
                                .after_valid_barrier = call.after_barrier});

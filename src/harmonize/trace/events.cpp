@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/collective_kind.hpp"
+#include "common/overlap_population.hpp"
 
 namespace harmonize::trace {
 namespace {
@@ -118,6 +119,10 @@ void collective_events(Writer& w, const CommTrace& comm) {
     w.field("bytes", std::to_string(e.bytes));
     if (e.root >= 0) w.field("root", std::to_string(e.root));
     w.flag("after_valid_barrier", e.after_valid_barrier);
+    if (e.overlap >= 0) {
+      w.span("overlap_us", e.overlap);
+      w.flag("overlap_worked", overlap_worked(e.overlap, e.exit - e.entry));
+    }
     w.end();
   }
 }

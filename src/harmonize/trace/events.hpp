@@ -35,6 +35,9 @@ struct CollectiveEvent {
   double exit = 0;
   std::uint64_t bytes = 0;
   std::uint64_t index = 0;
+  // Non-blocking: the program's own time between start and completion
+  // (CollectiveStats::overlap); negative for a blocking call.
+  double overlap = -1;
   int operation = 0;  // common/collective_kind.hpp's Collective
   int root = -1;
   bool after_valid_barrier = false;

@@ -9,7 +9,9 @@
  * completion) and, over every process's calls, the overlap (the start's
  * return to the completing call's entry):
  *   truth iallreduce <arrival> <t_global> <overlap> ibcast <arrival> <t_global> <overlap>
- * Usage: nonblocking_truth N D_us R W_us */
+ * With A = 1 the even iterations do no work between start and wait, as
+ * OSU's pure loop beside its compute loop: one key, two populations.
+ * Usage: nonblocking_truth N D_us R W_us [A] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
   const struct delayed_calls calls = delayed_calls_of(argc, argv);
   const int n = calls.n;
   const double work = double_arg(argc, argv, 4, 50) * 1e-6;
+  const int alternate = int_arg(argc, argv, 5, 0);
   double* mine = malloc(sizeof(double) * (size_t)n * ops * stamps);
   char bytes[1024] = {0};
   for (int i = 0; i < n; ++i) {
@@ -56,7 +59,7 @@ int main(int argc, char** argv) {
     s[0] = truth();
     MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
     s[1] = truth();
-    spin(work);
+    spin(alternate && i % 2 == 0 ? 0 : work);
     s[2] = truth();
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     s[3] = truth();
