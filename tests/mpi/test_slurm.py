@@ -239,18 +239,20 @@ def test_a_step_cancelled_mid_run_is_a_lost_run_with_its_reason(slurm, tmp_path)
 @once
 def test_a_step_past_its_time_limit_is_a_lost_run_with_its_reason(slurm, tmp_path):
     """srun --time=1 (one minute; Slurm looks every 30 s): the step that
-    outlives it is cancelled, the table says so, the other runs are kept."""
+    outlives it is cancelled and the table says so. One side only: the limit
+    holds for every step, and in CI a whole run once took the minute beside a
+    CPU hog on a slow host (the other runs going on is the scancel test's)."""
     wrapper = tmp_path / "slow-once"
     wrapper.write_text(SLOW_ONCE)
     wrapper.chmod(0o755)
     output = tmp_path / "ab"
-    result = in_cluster(slurm, ["salloc", "-n", "2", SCRIPTS / "harmonize-ab", "--runs", "1",
+    result = in_cluster(slurm, ["salloc", "-n", "2", SCRIPTS / "harmonize-ab", "--runs", "1", "--sides", "A",
                                 "--library", LIBRARY, "--launcher-arg=--time=1", "-o", output, "--",
                                 wrapper, tmp_path / "gate", EXAMPLE], tmp_path, timeout=400)
-    assert result.returncode == 1, explain(result)  # some runs failed, the others measured
+    assert result.returncode == 3, explain(result)  # no usable run
     first = json.loads((output / "runs" / "001-A" / "status.json").read_text())["errors"][0]
     assert re.search(r"Slurm cancelled step \d+\.0 \(\S+\) at its time limit", first.splitlines()[0]), first
-    assert json.loads((output / "runs" / "001-B" / "status.json").read_text())["ok"]
+    assert "Slurm cancelled step" in (output / "table.txt").read_text()
 
 
 @once
