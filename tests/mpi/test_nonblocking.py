@@ -40,7 +40,15 @@ TRANSPORTS = ({"shm": ("self,vader", {}), "tcp": ("self,tcp", {})} if MPI_FLAVOR
               {"shm": (None, {}), "tcp": (None, {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp"})})
 
 
-@pytest.mark.parametrize("transport", list(TRANSPORTS))
+# MPICH 4.0.2's UCX TCP transport hangs in MPI_Finalize now and then beside a
+# CPU hog (openucx/ucx#8738, as test_lab.py says): 2-4 runs in 12, with or
+# without the library. Its shared-memory case still runs.
+UCX_TCP_HANG = pytest.mark.skipif(MPI_FLAVOR == "mpich", reason="MPICH's UCX TCP transport hangs in "
+                                  "MPI_Finalize beside a load (openucx/ucx#8738)")
+
+
+@pytest.mark.parametrize("transport", [pytest.param(name, marks=UCX_TCP_HANG) if name == "tcp" else name
+                                       for name in TRANSPORTS])
 def test_arrival_skew_t_global_and_overlap_agree_with_the_truth(tmp_path, transport):
     btl, extra = TRANSPORTS[transport]
     report, result = report_of(
