@@ -105,10 +105,10 @@ def allocation_gone(statuses):
 
 def lost_node(stderr):
     """'Slurm lost node vm during the run (srun: error: Node failure on vm)', or None."""
-    for line in stderr.splitlines():
-        found = SLURM_NODE_LOST.search(line.strip())
+    for line in (raw.strip() for raw in stderr.splitlines()):
+        found = SLURM_NODE_LOST.search(line)
         if found:
-            return f"{LOST_NODE} {found.group(1)} during the run ({line.strip()})"
+            return f"{LOST_NODE} {found.group(1)} during the run ({line})"
     return None
 
 
@@ -168,13 +168,14 @@ def check_run(run_dir, mode, exit_code):
     """Errors of a finished run (empty when it is usable) and its row count."""
     errors = []
     rows = 0
-    lost = lost_node(head(run_dir / "stderr.txt", lines=200))
+    stderr_head = head(run_dir / "stderr.txt", lines=200)
+    lost = lost_node(stderr_head)
     if lost:
         errors.append(f"{lost}; srun exited with {describe_exit(exit_code or 0)}")
     if exit_code is not None and exit_code != 0:
         last = tail(run_dir / "stderr.txt", lines=12)
         # The first line is what the progress line and the table show.
-        reason = failure_reason(head(run_dir / "stderr.txt", lines=200), tail(run_dir / "stdout.txt", lines=40))
+        reason = failure_reason(stderr_head, tail(run_dir / "stdout.txt", lines=40))
         summary = f": {reason}" if reason else ""
         how = "was " if exit_code < 0 else "exited with "
         errors.append(f"command {how}{describe_exit(exit_code)}{summary} (see stderr.txt)"
