@@ -49,6 +49,10 @@ class ClockSync {
   // Replace the base (e.g. after the world clock was resynchronized); the
   // history measured on the old base is dropped when the models differ.
   virtual void rebase(clock::GlobalClock base) = 0;
+  // The last synchronize()'s clock was refused (much worse than the one
+  // kept): its fit points leave the history, so that later fits do not lean
+  // on the batch that made it. Local to this process.
+  virtual void discard_last() = 0;
   virtual const SyncReport& last_report() const = 0;
 };
 

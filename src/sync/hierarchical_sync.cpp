@@ -81,7 +81,16 @@ void HierarchicalSync::warm_up(const clock::GlobalClock& base) {
   forget_history();
 }
 
+void HierarchicalSync::forget_last_sync() {
+  PairHistory* histories[] = {&inter_history_, &intra_history_, &individual_history_};
+  for (int i = 0; i < 3; ++i)
+    if (histories[i]->adds() != adds_before_last_[i]) histories[i]->undo_add();
+}
+
 clock::GlobalClock HierarchicalSync::synchronize(const clock::GlobalClock& base) {
+  adds_before_last_[0] = inter_history_.adds();
+  adds_before_last_[1] = intra_history_.adds();
+  adds_before_last_[2] = individual_history_.adds();
   if (settings_.scheme == Scheme::none) return check_given_clock(group_, base, given_clock_);
   if (settings_.scheme == Scheme::hca3) return run_hca3(group_, base, settings_, inter_history_);
   clock::GlobalClock clk = base;

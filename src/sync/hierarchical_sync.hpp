@@ -4,6 +4,7 @@
 // the node), H3HCA (HCA3 among node leaders, HCA3 among the socket leaders of
 // a node, ClockPropSync in the socket). Transport-agnostic: the MPI layer and
 // the simulator both drive it.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,10 @@ class HierarchicalSync {
   // call, otherwise call forget_history() first.
   clock::GlobalClock synchronize(const clock::GlobalClock& base);
   void forget_history();
+  // The last synchronize()'s fit points leave the histories (its clock was
+  // refused as much worse than the one kept); not collective: each process
+  // forgets what it measured.
+  void forget_last_sync();
   // Collective: one sync of minimal effort whose fit points are then
   // forgotten. MPI libraries connect pairs lazily (the first messages can
   // take milliseconds), and each pair learns the uncertainty it can reach.
@@ -70,6 +75,7 @@ class HierarchicalSync {
   // group has fallen back (a pair of its own: its reference is not the
   // reference of the levels above).
   PairHistory individual_history_;
+  std::uint64_t adds_before_last_[3] = {0, 0, 0};  // of the three histories, in that order
   int node_color_ = 0;
   bool group_checked_ = false;
   int shared_syncs_ = 0;  // ClockPropSync runs of this group (warm-up included)

@@ -45,10 +45,21 @@ void PairHistory::add(std::vector<FitPoint> on_sources, std::vector<FitPoint> to
   if (on_sources.empty()) return;
   const double newest_t = on_sources.back().t;
   batches_.push_back(Batch{std::move(on_sources), std::move(to_world)});
+  undo_ = Undo{.possible = true, .evicted = {}};
+  adds_ += 1;
   while (batches_.size() > 1 && (static_cast<int>(batches_.size()) > max_batches ||
                                  newest_t - batches_.front().on_sources.back().t > max_age)) {
+    undo_.evicted.push_back(std::move(batches_.front()));
     batches_.pop_front();
   }
+}
+
+void PairHistory::undo_add() {
+  if (!undo_.possible) return;
+  batches_.pop_back();
+  for (auto batch = undo_.evicted.rbegin(); batch != undo_.evicted.rend(); ++batch)
+    batches_.push_front(std::move(*batch));
+  undo_ = {};
 }
 
 std::vector<FitPoint> PairHistory::all_points() const {

@@ -9,6 +9,7 @@
 // against the world reference (the offset to the reference's clock, widened
 // by that clock's bound when measured: what bounds the error directly, under
 // the physical drift limit, sync/error_bound_fit.hpp).
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <vector>
@@ -35,7 +36,18 @@ class PairHistory {
   void add(const std::vector<FitPoint>& batch, int max_batches, double max_age) {
     add(batch, batch, max_batches, max_age);
   }
-  void clear() { batches_.clear(); }
+  void clear() {
+    batches_.clear();
+    undo_ = {};
+  }
+  // How many add() calls kept a batch: a sync that added to this history
+  // shows as a change of it.
+  std::uint64_t adds() const { return adds_; }
+  // The newest add() leaves again and the batches it pushed out come back:
+  // the clock made from it was refused (much worse than the one kept), and
+  // later fits must not lean on the batch that made it. Once per add();
+  // nothing happens after a clear() or a second call.
+  void undo_add();
 
   // A point's uncertainty: the tightest this pair ever reaches (warm-up
   // included) is what the path can do when neither process is descheduled.
@@ -68,7 +80,14 @@ class PairHistory {
   };
   std::vector<FitPoint> bound_points(std::vector<FitPoint> Batch::*which) const;
 
+  struct Undo {
+    bool possible = false;
+    std::deque<Batch> evicted;  // by the newest add(), oldest first
+  };
+
   std::deque<Batch> batches_;
+  Undo undo_;
+  std::uint64_t adds_ = 0;
   double best_uncertainty_ = std::numeric_limits<double>::infinity();
 };
 

@@ -34,6 +34,7 @@ class FakeSync final : public sync::ClockSync {
     base_ = base;
     rebased += 1;
   }
+  void discard_last() override {}
   const sync::SyncReport& last_report() const override { return report_; }
   int rebased = 0;
 
@@ -156,7 +157,9 @@ class BoundedSync final : public sync::ClockSync {
                                                  clock::ErrorBound{base_.now(), bound, 0.0}));
   }
   void rebase(clock::GlobalClock base) override { base_ = base; }
+  void discard_last() override { discarded += 1; }
   const sync::SyncReport& last_report() const override { return report_; }
+  int discarded = 0;
 
  private:
   clock::GlobalClock base_;
@@ -175,8 +178,9 @@ TEST_CASE("a resync much worse than the clock it would replace is refused", "[pr
   CHECK(logic::keeps_old_clock(0.1e-6, 2e-6));
 
   ManualClock source;
-  protocol::WorldClock world(
-      source, std::make_unique<BoundedSync>(source, std::vector<double>{16e-6, 520e-6, 10e-6}));
+  auto owned = std::make_unique<BoundedSync>(source, std::vector<double>{16e-6, 520e-6, 10e-6});
+  const BoundedSync* sync = owned.get();
+  protocol::WorldClock world(source, std::move(owned));
   const auto first = world.snapshot();
   const double before = first.clock.now();
   source.t = 101.0;
@@ -185,11 +189,13 @@ TEST_CASE("a resync much worse than the clock it would replace is refused", "[pr
   CHECK(refused.version == first.version);
   CHECK(refused.clock.now() == Approx(before + 1.0));  // the first sync's model, still
   CHECK(world.refused_resyncs() == 1);
+  CHECK(sync->discarded == 1);                   // its fit points left the history
   CHECK(world.total_seconds() == Approx(2e-3));  // its time was spent all the same
   const auto adopted = world.resync();
   CHECK_FALSE(adopted.kept_old);
   CHECK(adopted.version == first.version + 1);
   CHECK(world.refused_resyncs() == 1);
+  CHECK(sync->discarded == 1);
 
   // The world communicator's clock tries again soon, backing off along the
   // ramp while the resyncs keep being refused.
@@ -206,4 +212,33 @@ TEST_CASE("a resync much worse than the clock it would replace is refused", "[pr
   comm.resync();  // adopted: the ramp where it was
   CHECK(comm.expires_at() - comm.last_sync() == Approx(logic::resync_interval(5, 1.0)));
   CHECK(again.refused_resyncs() == 2);
+}
+
+TEST_CASE("a communicator's resync much worse than its clock is refused too", "[protocol][clock]") {
+  // Issue 46.13 for the clocks of other communicators: their own sync on top
+  // of the world clock is guarded by the same rule.
+  ManualClock source;
+  protocol::WorldClock world(source,
+                             std::make_unique<BoundedSync>(source, std::vector<double>{16e-6}));
+  BoundedSync* own = nullptr;
+  protocol::SessionClock sub(world, false, 1.0, [&](clock::GlobalClock base) {
+    auto sync = std::make_unique<BoundedSync>(source, std::vector<double>{8e-6, 520e-6, 9e-6});
+    sync->rebase(base);
+    own = sync.get();
+    return sync;
+  });
+  sub.resync();  // its first own sync: adopted (the world's 16 us is not better)
+  REQUIRE(own != nullptr);
+  const double adopted_at = sub.clock().now();
+  source.t += 1.0;
+  sub.resync();
+  CHECK(sub.clock().now() == Approx(adopted_at + 1.0));  // the first own sync's model, still
+  CHECK(own->discarded == 1);
+  CHECK(world.refused_resyncs() == 1);  // the process's count, over its communicators
+  CHECK(world.syncs() == 1);
+  CHECK(sub.expires_at() - sub.last_sync() == Approx(logic::resync_interval(1, 1.0)));
+  sub.resync();
+  CHECK(own->discarded == 1);
+  CHECK(sub.clock().now() == Approx(source.t - 0.001 - 0.003));  // world + the third own sync
+  CHECK(sub.expires_at() - sub.last_sync() == Approx(logic::resync_interval(3, 1.0)));
 }

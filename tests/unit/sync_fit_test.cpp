@@ -116,6 +116,36 @@ TEST_CASE("the history forgets old batches and stalled points", "[sync][history]
   CHECK(history.empty());
 }
 
+TEST_CASE("a refused sync's batch leaves and the batches it pushed out come back",
+          "[sync][history]") {
+  PairHistory history;
+  for (int i = 0; i < 3; ++i) history.add({{double(i), 0, 1e-6}}, 3, 30);
+  const auto adds = history.adds();
+  history.add({{3.0, 7, 1e-6}}, 3, 30);  // pushes batch 0 out
+  CHECK(history.adds() == adds + 1);
+  CHECK(history.all_points().front().t == 1.0);
+  history.undo_add();
+  REQUIRE(history.batches() == 3);
+  CHECK(history.all_points().front().t == 0.0);
+  CHECK(history.newest().front().t == 2.0);
+  history.undo_add();  // once per add: batch 2 stays
+  CHECK(history.batches() == 3);
+  CHECK(history.newest().front().t == 2.0);
+
+  history.add({{100.0, 7, 1e-6}}, 3, 30);  // all the others are > 30 s older
+  REQUIRE(history.batches() == 1);
+  history.undo_add();
+  CHECK(history.batches() == 3);
+  CHECK(history.all_points().front().t == 0.0);
+
+  const auto before = history.adds();
+  history.add({}, 3, 30);  // nothing kept: nothing added, nothing to undo
+  CHECK(history.adds() == before);
+  history.clear();
+  history.undo_add();
+  CHECK(history.empty());
+}
+
 TEST_CASE("without a drift of its own the model keeps the one the clocks know", "[sync][history]") {
   PairHistory history;
   history.add({{0, 0}, {0.001, 1}, {0.002, 2}}, 8, 30);

@@ -35,11 +35,7 @@ void SessionClock::resync() {
     const WorldClock::Snapshot fresh = world_.resync();
     clock_ = fresh.clock;
     world_version_ = fresh.version;
-    // A refused resync is tried again soon, backing off along the ramp
-    // (10, 30, 90 ms ...): the clock kept ages, its bound grows, and a
-    // machine that disturbs every sync must not get one every 10 ms.
-    refused_in_a_row_ = fresh.kept_old ? refused_in_a_row_ + 1 : 0;
-    mark_synced(fresh.kept_old ? std::min(refused_in_a_row_, fresh.syncs) : fresh.syncs);
+    after_resync(fresh.kept_old, fresh.syncs);
     return;
   }
   const WorldClock::Snapshot base = world_.snapshot();
@@ -48,9 +44,28 @@ void SessionClock::resync() {
   } else if (base.version != world_version_) {
     own_->rebase(base.clock);
   }
-  world_version_ = base.version;
-  clock_ = own_->synchronize();
-  mark_synced(own_->last_report().syncs);
+  world_version_ = base.version;  // of own_'s base, whichever clock is kept
+  const clock::GlobalClock candidate = own_->synchronize();
+  const double now = candidate.now();
+  // The world's rule (WorldClock::resync): a sync disturbed on this
+  // communicator must not replace a good clock either.
+  const bool kept_old =
+      ready_ && logic::keeps_old_clock(clock_.error_bound_at(now), candidate.error_bound_at(now));
+  if (kept_old) {
+    own_->discard_last();
+    world_.count_refused();
+  } else {
+    clock_ = candidate;
+  }
+  after_resync(kept_old, own_->last_report().syncs);
+}
+
+void SessionClock::after_resync(bool kept_old, int syncs) {
+  // A refused resync is tried again soon, backing off along the ramp
+  // (10, 30, 90 ms ...): the clock kept ages, its bound grows, and a
+  // machine that disturbs every sync must not get one every 10 ms.
+  refused_in_a_row_ = kept_old ? refused_in_a_row_ + 1 : 0;
+  mark_synced(kept_old ? std::min(refused_in_a_row_, syncs) : syncs);
 }
 
 }  // namespace harmonize::protocol

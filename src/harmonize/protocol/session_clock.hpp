@@ -28,6 +28,7 @@ class SessionClock final : public CommClock {
 
  private:
   void mark_synced(int syncs);
+  void after_resync(bool kept_old, int syncs);
 
   WorldClock& world_;
   bool is_world_;
@@ -39,7 +40,7 @@ class SessionClock final : public CommClock {
   bool ready_ = false;
   double last_sync_ = 0;
   double expires_at_ = 0;
-  int refused_in_a_row_ = 0;  // world resyncs refused since the last adopted one
+  int refused_in_a_row_ = 0;  // resyncs refused since the last adopted one
 };
 
 }  // namespace harmonize::protocol

@@ -58,6 +58,7 @@ WorldClock::Snapshot WorldClock::resync() {
   const clock::GlobalClock candidate = sync_->synchronize();
   const double now = candidate.now();
   if (logic::keeps_old_clock(current_.clock.error_bound_at(now), candidate.error_bound_at(now))) {
+    sync_->discard_last();
     refused_resyncs_ += 1;
     total_seconds_ += sync_->last_report().seconds;
     Snapshot kept = current_;
@@ -66,6 +67,11 @@ WorldClock::Snapshot WorldClock::resync() {
   }
   adopt(candidate);
   return current_;
+}
+
+void WorldClock::count_refused() {
+  std::lock_guard lock(mutex_);
+  refused_resyncs_ += 1;
 }
 
 int WorldClock::refused_resyncs() const {

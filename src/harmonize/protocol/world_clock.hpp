@@ -43,8 +43,10 @@ class WorldClock {
 
   double initial_seconds() const { return initial_seconds_; }
   double total_seconds() const;
-  // Resyncs whose clock was refused as much worse than the one kept.
+  // Resyncs refused as much worse than the clock kept, on this process: the
+  // world's, and those of other communicators' clocks (count_refused()).
   int refused_resyncs() const;
+  void count_refused();
   int syncs() const;
   // Of the world's sync (scheme used, nodes, levels); only when exists().
   const sync::SyncReport& last_report() const { return sync_->last_report(); }

@@ -80,6 +80,7 @@ class NoticedSync final : public sync::ClockSync {
     return clk;
   }
   void rebase(clock::GlobalClock base) override { inner_->rebase(std::move(base)); }
+  void discard_last() override { inner_->discard_last(); }
   const sync::SyncReport& last_report() const override { return inner_->last_report(); }
 
  private:

@@ -33,6 +33,7 @@ class CommClockSync final : public ClockSync {
   // Throws MpiError.
   clock::GlobalClock synchronize() override;
   void rebase(clock::GlobalClock base) override;
+  void discard_last() override { scheme_.forget_last_sync(); }
   const SyncReport& last_report() const override { return report_; }
   // The group's traffic (for Check-Global-Clock style measurements by tools).
   Transport& transport() { return *transport_; }
