@@ -37,23 +37,19 @@ std::vector<std::string> fallback_directories(const std::string& working_directo
   return directories;
 }
 
-SavedReport save_report(const std::string& path, std::string_view text, const std::string& name,
-                        const std::vector<std::string>& directories) {
+SavedReport save_somewhere(const std::string& path, const std::string& name,
+                           const std::vector<std::string>& directories, bool skip_own_directory,
+                           const Writer& write) {
   SavedReport saved;
   saved.requested = path;
-  saved.written = write_report_file(path, text);
+  saved.written = write(path);
   if (saved.written.error.empty()) return saved;
   saved.error = saved.written.error;
   saved.written = {};
-  struct stat status {};
-  // A device or a pipe lives in /dev or anywhere: its directory is no
-  // reason to skip a fallback there.
-  const bool regular_target = !names_open_descriptor(path) &&
-                              !(::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode));
   for (const std::string& directory : directories) {
-    if (regular_target && same_directory(directory, report_directory_of(path))) continue;
+    if (skip_own_directory && same_directory(directory, report_directory_of(path))) continue;
     const std::string candidate = (directory.back() == '/' ? directory : directory + "/") + name;
-    WrittenReport attempt = write_report_file(candidate, text);
+    WrittenReport attempt = write(candidate);
     if (attempt.error.empty()) {
       saved.written = std::move(attempt);
       saved.fell_back = true;
@@ -62,6 +58,25 @@ SavedReport save_report(const std::string& path, std::string_view text, const st
     saved.fallback_errors.push_back(candidate + ": " + attempt.error);
   }
   return saved;
+}
+
+SavedReport save_report(const std::string& path, std::string_view text, const std::string& name,
+                        const std::vector<std::string>& directories) {
+  struct stat status {};
+  // A device or a pipe lives in /dev or anywhere: its directory is no
+  // reason to skip a fallback there.
+  const bool regular_target = !names_open_descriptor(path) &&
+                              !(::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode));
+  return save_somewhere(path, name, directories, regular_target, [text](const std::string& where) {
+    return write_report_file(where, text);
+  });
+}
+
+std::vector<std::string> fallback_places() {
+  char directory[4096];
+  const std::string working =
+      ::getcwd(directory, sizeof directory) != nullptr ? std::string(directory) : ".";
+  return fallback_directories(working, std::getenv("TMPDIR"));
 }
 
 std::string save_problem(const SavedReport& saved, std::string_view what) {
@@ -76,11 +91,7 @@ std::string save_problem(const SavedReport& saved, std::string_view what) {
 
 SavedReport save_with_fallbacks(const std::string& path, std::string_view text,
                                 std::string_view job_id) {
-  char directory[4096];
-  const std::string working =
-      ::getcwd(directory, sizeof directory) != nullptr ? std::string(directory) : ".";
-  return save_report(path, text, fallback_name(path, job_id),
-                     fallback_directories(working, std::getenv("TMPDIR")));
+  return save_report(path, text, fallback_name(path, job_id), fallback_places());
 }
 
 }  // namespace harmonize::report

@@ -4,6 +4,7 @@
 // lost: the working directory, then $TMPDIR (or /tmp). Only when every place
 // fails is it lost, and the line says which report that was.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,11 +31,24 @@ struct SavedReport {
   std::vector<std::string> fallback_errors;
 };
 
-// write_report_file to `path`, then to `name` in each of `directories` (a
-// directory that is the requested file's own is skipped: it just failed).
-// Never throws on I/O errors; each attempt never overwrites.
+// One attempt to write something at a path, as write_report_file does it:
+// where it went (never over an existing file) or why not. Never throws.
+using Writer = std::function<WrittenReport(const std::string& path)>;
+
+// `write` to `path`, then to `name` in each of `directories`; a directory
+// that is `path`'s own is skipped when `skip_own_directory` (it just failed).
+SavedReport save_somewhere(const std::string& path, const std::string& name,
+                           const std::vector<std::string>& directories, bool skip_own_directory,
+                           const Writer& write);
+
+// save_somewhere with write_report_file (a device's or a pipe's directory is
+// no reason to skip a fallback there).
 SavedReport save_report(const std::string& path, std::string_view text, const std::string& name,
                         const std::vector<std::string>& directories);
+
+// The fallback places of save_with_fallbacks: the working directory, then
+// $TMPDIR or /tmp.
+std::vector<std::string> fallback_places();
 
 // The stderr lines (without "harmonize: " nor a newline) a save calls for:
 // none when written as asked; else one error saying where it went instead,

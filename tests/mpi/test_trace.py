@@ -268,10 +268,13 @@ def test_a_timeline_that_cannot_go_where_asked_goes_to_a_fallback(tmp_path, monk
 
 
 @pytest.mark.skipif(not shutil.which("otf2-print"), reason="needs Debian's otf2-tools")
-def test_an_otf2_archive_that_cannot_be_written_leaves_nothing_broken(tmp_path):
+@pytest.mark.parametrize("fallback", ["working directory", "none"])
+def test_an_otf2_archive_that_cannot_be_written_leaves_nothing_broken(tmp_path, monkeypatch, fallback):
     """Issue 46.17: OTF2 onto a full disk printed 14 raw "[OTF2]" lines, the
     cause among them, and left a broken archive (0-byte traces.otf2) under
-    the asked name. One line with the cause, nothing left."""
+    the asked name. One line with the cause, nothing left there, and the
+    archive where the report would go (the working directory, then $TMPDIR);
+    lost, and said so, only when every place fails."""
     full = tmp_path / "full"
     full.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12k", "tmpfs", str(full)],
@@ -281,11 +284,32 @@ def test_an_otf2_archive_that_cannot_be_written_leaves_nothing_broken(tmp_path):
         env = {"HARMONIZE_MODE": "harmonize", "HARMONIZE_TRACE": full / "archive",
                "HARMONIZE_TRACE_FORMAT": "otf2", "HARMONIZE_REPORT": tmp_path / "r.json",
                "HARMONIZE_COLLECTIVES": "allreduce"}
+        if fallback == "none":
+            # Every place on the full disk; Open MPI's session directory
+            # (under $TMPDIR by default) kept off it.
+            (full / "tmp").mkdir()
+            monkeypatch.chdir(full)
+            env |= {"TMPDIR": full / "tmp", "OMPI_MCA_orte_tmpdir_base": tmp_path}
+        else:
+            monkeypatch.chdir(tmp_path)
         result = run_mpi(2, [PROGRAMS / "arrival_truth", "300"], env=env, timeout=300, check=True)
         assert "[OTF2]" not in result.stderr, result.stderr
-        [line] = [line for line in result.stderr.splitlines() if "OTF2 timeline was not written" in line]
-        assert "No space left on device" in line or "ENOSPC" in line or "space" in line.lower(), line
-        assert not (full / "archive").exists() and not list(full.iterdir())
-        assert "timeline lost: " in result.stderr
+        [line] = [line for line in result.stderr.splitlines() if "cannot write the OTF2 timeline" in line]
+        assert line.startswith(f"harmonize: error: cannot write the OTF2 timeline to {full}/archive: "), line
+        assert "No space left on device" in line, line
+        assert not (full / "archive").exists()
+        trace = json.loads((tmp_path / "r.json").read_text())["trace"]
+        if fallback == "none":
+            assert f"; nor to {full}/tmp/archive: " in line, line
+            assert line.endswith(f"the OTF2 timeline {full}/archive is lost (its content was not written anywhere)")
+            assert sorted(p.name for p in full.iterdir()) == ["tmp"] and not list((full / "tmp").iterdir())
+            assert "timeline lost: " in result.stderr
+            assert trace["file"] is None
+        else:
+            assert line.endswith(f"; written to {tmp_path}/archive instead"), line
+            assert not list(full.iterdir())
+            assert sorted(otf2_spans(tmp_path / "archive" / "traces.otf2")) == [0, 1]
+            assert trace["file"] == str(tmp_path / "archive" / "traces.otf2")
+            assert "timeline lost" not in result.stderr
     finally:
         subprocess.run(["umount", str(full)], capture_output=True)

@@ -97,12 +97,23 @@ std::string with_item(const std::string& list, const std::string& item) {
 // Where the archive goes: the directory HARMONIZE_TRACE names (format otf2),
 // or beside the JSON file, its name less .json plus -otf2 (format both).
 std::string archive_directory(const std::string& path, bool beside_json) {
-  if (!beside_json) return fresh_directory_name(path);
+  if (!beside_json) return path;
   const std::string suffix = ".json";
   const bool has_suffix = path.size() > suffix.size() &&
                           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return fresh_directory_name((has_suffix ? path.substr(0, path.size() - suffix.size()) : path) +
-                              "-otf2");
+  return (has_suffix ? path.substr(0, path.size() - suffix.size()) : path) + "-otf2";
+}
+
+// The archive into `directory`, or the first free name after it (nothing is
+// overwritten), as a report file is written.
+report::WrittenReport write_archive(const std::string& directory,
+                                    const std::vector<LocationPart>& parts) {
+  report::WrittenReport written;
+  written.final_path = fresh_directory_name(directory);
+  written.renamed_because_exists = written.final_path != directory;
+  written.error = write_otf2_archive(written.final_path, parts);
+  if (!written.error.empty()) written.final_path.clear();
+  return written;
 }
 
 // The name of this process's track: the node's first rank names it.
@@ -290,20 +301,28 @@ void TimelineWriter::write_json(const std::string& path, const std::string& text
 void TimelineWriter::write_otf2(const std::string& path, bool beside_json,
                                 const std::vector<LocationPart>& parts, std::uint64_t not_nested) {
   if (beside_json && path.empty()) return;  // no JSON file: said above, and no name to go beside
-  const std::string directory = archive_directory(path, beside_json);
-  const std::string error = write_otf2_archive(directory, parts);
-  if (!error.empty()) {
-    std::fprintf(stderr, "harmonize: error: the OTF2 timeline was not written to %s: %s\n",
-                 directory.c_str(), error.c_str());
-    if (!beside_json) info_->lost = path;
-    return;
+  // Where the report would go when its place is gone (a full disk, a
+  // directory removed during the run): the working directory, then $TMPDIR.
+  const std::string asked = archive_directory(path, beside_json);
+  const auto slash = asked.rfind('/');
+  const report::SavedReport saved = report::save_somewhere(
+      asked, slash == std::string::npos ? asked : asked.substr(slash + 1),
+      report::fallback_places(), true,
+      [&parts](const std::string& where) { return write_archive(where, parts); });
+  const std::string& directory = saved.written.final_path;
+  if (const std::string problem = report::save_problem(saved, "OTF2 timeline"); !problem.empty()) {
+    std::fprintf(stderr, "harmonize: %s\n", problem.c_str());
+    if (directory.empty()) {
+      if (!beside_json) info_->lost = path;
+      return;
+    }
   }
   info_->otf2 = directory + "/traces.otf2";
   if (!beside_json) info_->file = info_->otf2;
-  if (directory != path && !beside_json)
+  if (saved.written.renamed_because_exists && saved.error.empty() && !beside_json)
     std::fprintf(stderr, "harmonize: %s exists, not overwritten; OTF2 timeline written to %s\n",
                  path.c_str(), directory.c_str());
-  else if (!policy_.quiet)
+  else if (!policy_.quiet && saved.error.empty())
     std::fprintf(stderr, "harmonize: OTF2 timeline %s\n", info_->otf2.c_str());
   if (not_nested > 0)
     std::fprintf(stderr,
