@@ -96,10 +96,13 @@ def test_the_overlaps_that_worked_and_those_that_waited_are_reported_apart(tmp_p
                           extra={"HARMONIZE_TRACE": tmp_path / "trace.json"})
     iallreduce = keys_of(world_of(report))[("iallreduce", 8, None)]
     worked, waited = iallreduce["overlap_worked"], iallreduce["overlap_waited"]
-    # 2 processes, half the calls each; a call preempted between its start
-    # and its wait (or the first, which warms the program up) has worked.
+    # 2 processes, half the calls each. A call preempted between its start
+    # and its wait (or the first, which warms the program up) has worked;
+    # one that worked but then waited long for a peer descheduled by a load
+    # beside the test (a CPU hog: 2 in 300 once) falls under the 30 % share
+    # and counts as waited, as the rule says it should.
     assert worked["count"] + waited["count"] == 2 * CALLS
-    assert 0.9 * CALLS <= waited["count"] <= CALLS, (worked, waited)
+    assert 0.9 * CALLS <= waited["count"] <= 1.1 * CALLS, (worked, waited)
     assert abs(worked["p50"] - WORK) <= STAMP_GAP, worked
     assert waited["p50"] <= STAMP_GAP, waited
     assert worked["count"] + waited["count"] == iallreduce["overlap"]["count"]

@@ -98,3 +98,28 @@ def test_a_tuning_checks_the_file_it_wrote_with_its_own_launcher(tmp_path, monke
     text = (tmp_path / "check.txt").read_text()
     assert "reduce P=4 rule from 0 B (run at 1 B): 2 chain: obeyed\n" in text
     assert "reduce P=4 rule from 64 B (run at 64 B): 0 ignore: obeyed (" in text
+
+
+def test_the_gathers_alltoall_and_scatter_are_checked_in_open_mpis_units(tmp_path, monkeypatch):
+    """Open MPI compares these collectives' rules with the bytes of all
+    processes (a process's block times the communicator size), while
+    harmonize-tune's choices, like OSU's sizes, are a process's: a tuned
+    ring from 256 B a process must be written from 1024 B on 4 processes, or
+    it starts 4x too late. The witness runs each rule at a process's block
+    inside it; allgather linear is a gather then a bcast, whose own
+    algorithms the file decides (basic_linear gather here, not the library's
+    binomial) when it is forced too."""
+    from harmonize_tools.tune import rule_files
+    path = tmp_path / "ompi-coll-rules.conf"
+    choices = {"allgather": {4: [(0, "1"), (256, "4")]}, "alltoall": {4: [(0, "1")]},
+               "gather": {4: [(0, "1")]}, "scatter": {4: [(0, "1")]}}
+    rule_files.write_rules(path, "openmpi", choices, "test", None, {})
+    assert "\n1024 4 0 0\n" in path.read_text()
+    result = check(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for line in ["allgather P=4 rule from 0 B (run at 1 B a process, 4 B in all): 1 linear: obeyed\n",
+                 "allgather P=4 rule from 1024 B (run at 256 B a process, 1024 B in all): 4 ring: obeyed\n",
+                 "alltoall P=4 rule from 0 B (run at 1 B a process, 4 B in all): 1 linear: obeyed\n",
+                 "gather P=4 rule from 0 B (run at 1 B a process, 4 B in all): 1 basic_linear: obeyed\n",
+                 "scatter P=4 rule from 0 B (run at 1 B a process, 4 B in all): 1 basic_linear: obeyed\n"]:
+        assert line in result.stdout, result.stdout

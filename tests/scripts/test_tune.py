@@ -75,6 +75,22 @@ def test_open_mpi_rules_read_back_to_the_choices():
         "bcast": {4: [(0, "0"), (4096, "6")]}}
 
 
+def test_open_mpi_rules_of_the_gathers_count_the_bytes_of_all_processes():
+    """Open MPI 4.1 compares allgather, alltoall, gather and scatter rules
+    with a process's block times the communicator size: a choice from 256 B
+    a process is written from 1024 B on 4 processes and read back as 256."""
+    choices = {"allgather": {4: [(8, "1"), (256, "4")], 16: [(8, "2"), (100, "4")]},
+               "bcast": {4: [(8, "1"), (256, "6")]}}
+    text = rules.ompi_rules_text(choices)
+    assert "\n4  # communicator size\n2  # message sizes\n0 1 0 0\n1024 4 0 0\n" in text
+    assert "\n16  # communicator size\n2  # message sizes\n0 2 0 0\n1600 4 0 0\n" in text
+    assert text.endswith("0 1 0 0\n256 6 0 0\n")  # bcast: a process's bytes
+    assert rules.parse_ompi_rules(text) == {"allgather": {4: [(0, "1"), (256, "4")], 16: [(0, "2"), (100, "4")]},
+                                            "bcast": {4: [(0, "1"), (256, "6")]}}
+    # A hand-written threshold between two blocks: the first block it covers.
+    assert rules.parse_ompi_rules("1\n0\n1\n4\n2\n0 1 0 0\n1001 4 0 0\n") == {"allgather": {4: [(0, "1"), (251, "4")]}}
+
+
 def test_open_mpi_rules_carry_the_forced_fan_out_and_segment_size():
     """A rule's fan-in/out and segment size are what forcing the algorithm
     uses (ompi_info's), not 0 (issue 46.6; the MPI's side:
@@ -109,13 +125,20 @@ def test_a_rules_file_is_read_strictly(text, message):
 
 def test_the_check_runs_each_rule_inside_its_own_range():
     found = check.cases({"bcast": {2: [(0, "6", 4, 0), (1, "1", 4, 0), (64, "42", 4, 0)], 4: [(0, "5", 4, 0)]},
-                         "gather": {4: [(0, "1", 0, 0)]}}, {"bcast": ["0", "1", "5", "6"], "gather": ["0", "1"]})
+                         "reduce_scatter": {4: [(0, "1", 0, 0)]},
+                         # A rule's size counts every process's block (4 here).
+                         "gather": {4: [(0, "1", 0, 0), (1024, "2", 0, 0)], 8: [(0, "1", 0, 0), (4, "2", 0, 0)]}},
+                        {"bcast": ["0", "1", "5", "6"], "gather": ["0", "1", "2"], "reduce_scatter": ["0", "1"]})
     assert [(c, p, b, r[1], why) for c, p, b, r, why in found] == [
         ("bcast", 2, 1, "6", "not checked: no message size only this rule covers"),
         ("bcast", 2, 1, "1", None),
         ("bcast", 2, 64, "42", "Open MPI's bcast has no algorithm 42 (it has 0, 1, 5, 6)"),
         ("bcast", 4, 1, "5", None),
-        ("gather", 4, 1, "1", "not checked: no witness for gather")]
+        ("reduce_scatter", 4, 1, "1", "not checked: no witness for reduce_scatter"),
+        ("gather", 4, 1, "1", None),
+        ("gather", 4, 256, "2", None),
+        ("gather", 8, 1, "1", "not checked: no message size only this rule covers"),
+        ("gather", 8, 1, "2", None)]
     assert check.verdict("a", "a", "b") == "obeyed"
     assert check.verdict("a", "b", "a") == "NOT OBEYED: the library's own choice ran"
     assert check.verdict("c", "b", "a") == "NOT OBEYED"

@@ -8,13 +8,17 @@ The witness (signature/collective_signature.c, compiled with the launcher's
 own mpicc) makes one call of the collective at a size inside the rule's
 range on as many processes as the rule's communicator size, three times:
 with the file, with the rule's algorithm forced (its fan-in/out and segment
-size too), and with the library deciding alone. What a call does differs by
+size too; the file decides the other collectives that algorithm calls),
+and with the library deciding alone. What a call does differs by
 algorithm: which processes call a user-defined reduction and on how many
 bytes, and (Open MPI's PML monitoring) which process sent how many bytes to
 which. A rule is obeyed when the file's call does what the forced one does;
 where the forced one does what the library does alone, the run cannot tell
-them apart and says so. Only allreduce, reduce and bcast have a witness;
-the other collectives' rules are listed as not checked."""
+them apart and says so. allreduce, reduce, bcast, allgather, alltoall,
+gather and scatter have a witness; the other collectives' rules are listed
+as not checked. A rule's size is in Open MPI's units (the bytes of all
+processes for the gathers, alltoall and scatter: rules.ALL_PROCESSES_BYTES);
+the witness is given the block of one process that falls inside it."""
 import os
 import re
 import shutil
@@ -28,9 +32,9 @@ from ..common import say, split_launcher
 from . import algorithms
 from .algorithms import label
 from .benchmark import UsageError, benchmark_position, mpi_of
-from .rules import read_ompi_rules
+from .rules import process_bytes, read_ompi_rules, rule_bytes
 
-WITNESSED = ("allreduce", "reduce", "bcast")
+WITNESSED = ("allreduce", "reduce", "bcast", "allgather", "alltoall", "gather", "scatter")
 SOURCE = Path(__file__).resolve().parent / "signature" / "collective_signature.c"
 DYNAMIC = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1"}
 # Open MPI's PML monitoring: per process, the messages it sent inside collectives.
@@ -57,8 +61,9 @@ def read_rules_file(path):
 
 def cases(rules, offered):
     """[(collective, processes, bytes, (size, algorithm, fan-in/out, segment),
-    why-not)] per rule: the size to run it at, or why it is not checked.
-    `offered` is {collective: [algorithm values]} of this Open MPI."""
+    why-not)] per rule: the bytes of one process to run it at, or why it is
+    not checked. `offered` is {collective: [algorithm values]} of this Open
+    MPI."""
     found = []
     for collective, sizes in rules.items():
         communicators = sorted(sizes)
@@ -68,7 +73,7 @@ def cases(rules, offered):
             for position, rule in enumerate(sizes[communicator]):
                 size, algorithm = rule[0], rule[1]
                 after = sizes[communicator][position + 1][0] if position + 1 < len(sizes[communicator]) else None
-                run_bytes = max(size, 1)
+                run_bytes = process_bytes(collective, processes, max(size, 1))
                 why = None
                 if algorithm not in offered.get(collective, [algorithm]):
                     why = (f"Open MPI's {collective} has no algorithm {algorithm} "
@@ -77,7 +82,7 @@ def cases(rules, offered):
                     why = "not checked: no witness for " + collective
                 elif following is not None and processes >= following:
                     why = "not checked: no process count only this communicator rule covers"
-                elif after is not None and run_bytes >= after:
+                elif after is not None and rule_bytes(collective, processes, run_bytes) >= after:
                     why = "not checked: no message size only this rule covers"
                 found.append((collective, processes, run_bytes, rule, why))
     return found
@@ -166,8 +171,11 @@ def forced_settings(collective, rule):
     if algorithm == "0":
         return dict(DYNAMIC)
     prefix = f"OMPI_MCA_coll_tuned_{collective}_algorithm"
+    # A rule's fan-in/out is the one number Open MPI hands the algorithm;
+    # forced, some collectives read it from the chain parameter (bcast,
+    # reduce, scatter), others from the tree one (allgather, alltoall, gather).
     return {**DYNAMIC, prefix: algorithm, f"{prefix}_chain_fanout": str(fanout),
-            f"{prefix}_segmentsize": str(segment)}
+            f"{prefix}_tree_fanout": str(fanout), f"{prefix}_segmentsize": str(segment)}
 
 
 def verdict(with_file, forced, alone):
@@ -196,9 +204,13 @@ def check(args, path, head):
                 if program is None:
                     program = build_witness(head[0], scratch)
                 runs = {}
-                for name, env in (("file", {**DYNAMIC, "OMPI_MCA_coll_tuned_dynamic_rules_filename":
-                                            str(Path(path).resolve())}),
-                                  ("forced", forced_settings(collective, rule)), ("alone", {})):
+                # Forced with the file too: an algorithm made of other
+                # collectives (allgather linear: a gather, then a bcast) runs
+                # them as the file says in both calls. A forced algorithm
+                # goes before the file's rules in Open MPI.
+                with_file = {**DYNAMIC, "OMPI_MCA_coll_tuned_dynamic_rules_filename": str(Path(path).resolve())}
+                for name, env in (("file", with_file), ("forced", {**with_file, **forced_settings(collective, rule)}),
+                                  ("alone", {})):
                     runs[name] = witness(head, program, processes, collective, size, env, Path(scratch) / name)
                 why = verdict(runs["file"], runs["forced"], runs["alone"])
             found.append((collective, processes, size, rule, why))
@@ -209,7 +221,9 @@ def check_text(found, names):
     lines = ["check: does Open MPI run what the file says (one call per rule: with the file, the rule's "
              "algorithm forced, the library alone)"]
     for collective, processes, size, rule, why in found:
-        lines.append(f"  {collective} P={processes} rule from {rule[0]} B (run at {size} B): "
+        counted = rule_bytes(collective, processes, size)
+        run = f"{size} B" if counted == size else f"{size} B a process, {counted} B in all"
+        lines.append(f"  {collective} P={processes} rule from {rule[0]} B (run at {run}): "
                      f"{label(rule[1], names.get(collective, {}))}: {why}")
     return "\n".join(lines) + "\n"
 

@@ -11,7 +11,13 @@ Open MPI 4.1 (`coll_tuned_use_dynamic_rules 1`,
 (coll_base_functions.h's COLLTYPE), the number of communicator sizes; per
 size the size and the number of message rules; per rule "bytes algorithm
 fan-in/out segment-size", the first at 0 bytes. A call takes the rule with
-the largest communicator size and then message size not above its own.
+the largest communicator size and then message size not above its own. For
+allgather, alltoall, gather and scatter the message size Open MPI compares is
+the bytes of all processes (a process's block times the communicator size,
+coll_tuned_decision_dynamic.c; measured on 4.1.4: allgather at 300 B a
+process, 4 processes, took the rule at 1024 B), where harmonize-tune's
+choices, like OSU's sizes, are a process's: the file is written, and read
+back, in Open MPI's units (ALL_PROCESSES_BYTES).
 
 MPICH 4.0 (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`): nested objects
 "collective=allreduce" > "comm_type=intra" > "comm_size<=P" (the last
@@ -44,6 +50,20 @@ OMPI_COLLECTIVE_IDS = {"allgather": 0, "allgatherv": 1, "allreduce": 2, "alltoal
                        "reduce": 11, "reduce_scatter": 12, "reduce_scatter_block": 13, "scan": 14,
                        "scatter": 15, "scatterv": 16}
 OMPI_NAMES = {value: name for name, value in OMPI_COLLECTIVE_IDS.items()}
+# Open MPI's rules of these compare the bytes of all processes.
+ALL_PROCESSES_BYTES = frozenset({"allgather", "alltoall", "gather", "scatter"})
+
+
+def rule_bytes(collective, communicator, size):
+    """A process's `size` in bytes as Open MPI's rule for `collective`
+    counts it on `communicator` processes."""
+    return size * communicator if collective in ALL_PROCESSES_BYTES else size
+
+
+def process_bytes(collective, communicator, size):
+    """The smallest block of one process whose call Open MPI counts as at
+    least `size` bytes (rule_bytes' inverse, rounded up)."""
+    return -(-size // communicator) if collective in ALL_PROCESSES_BYTES else size
 
 
 def thresholds(rules):
@@ -83,7 +103,8 @@ def ompi_rules_text(choices, header="", parameters=None):
             rules = thresholds(sizes[communicator])
             lines += [f"{communicator}  # communicator size", f"{len(rules)}  # message sizes"]
             fanout, segment = (parameters or {}).get(collective, (0, 0))
-            lines += [f"{size} {algorithm} {fanout} {segment}" for size, algorithm in rules]
+            lines += [f"{rule_bytes(collective, communicator, size)} {algorithm} {fanout} {segment}"
+                      for size, algorithm in rules]
     return "\n".join(lines) + "\n"
 
 
@@ -141,8 +162,10 @@ def read_ompi_rules(text):
 
 def parse_ompi_rules(text):
     """The choices an Open MPI rules file holds: {collective: {communicator
-    size: [(bytes, algorithm)]}} (read_ompi_rules, less fan-out and segments)."""
-    return {collective: {communicator: [(size, algorithm) for size, algorithm, _, _ in rules]
+    size: [(bytes, algorithm)]}} (read_ompi_rules, less fan-out and segments),
+    bytes a process's."""
+    return {collective: {communicator: [(process_bytes(collective, communicator, size), algorithm)
+                                        for size, algorithm, _, _ in rules]
                          for communicator, rules in sizes.items()}
             for collective, sizes in read_ompi_rules(text).items()}
 
