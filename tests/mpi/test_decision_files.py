@@ -112,3 +112,26 @@ def test_mpich_obeys_the_written_selection_file(tmp_path):
     # own, 2 KiB smp's.
     assert with_file([(0, "auto"), (1024, "smp")]) == {0: WHOLE, 1: WHOLE}
     assert with_file([(0, "auto"), (1024, "smp")], count=512) == {0: [512], 1: []}
+
+
+@pytest.mark.skipif(MPI_FLAVOR != "mpich", reason="MPICH's selection JSON")
+def test_mpich_runs_a_file_tuning_every_collective_harmonize_tune_measures(tmp_path):
+    """MPICH 4.0 aborts on avg_msg_size for any collective but allreduce,
+    bcast, reduce and alltoall ("avg_msg_size not defined for coll_type 0"):
+    a tuned allgather stopped the program at its first MPI_Allgather. Every
+    collective harmonize-tune measures, tuned below and above 64 B a process,
+    runs through every_collective's calls."""
+    with open(libmpich_of(PROGRAMS / "every_collective"), "rb") as library:
+        builtin = rules.mpich_builtin_tuning(library.read())
+    offered = algorithms.list_algorithms("mpich", list(algorithms.COLLECTIVES))
+    choices = {}
+    for collective in algorithms.COLLECTIVES:
+        named = [value for value, _ in offered[collective] if value not in (rules.MPICH_DEFAULT, "nb")]
+        if collective != "barrier" and named:
+            choices[collective] = {3: [(0, named[0]), (64, rules.MPICH_DEFAULT)]}
+    assert {"allgather", "gather", "scatter", "reduce_scatter"} <= set(choices)
+    path = written(tmp_path, "mpich", choices, builtin)
+    result = run_mpi(3, [PROGRAMS / "every_collective"], preload=False,
+                     env={"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(path)}, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "not defined" not in result.stderr

@@ -156,6 +156,27 @@ def test_mpich_tuning_names_the_functions_and_ends_with_any():
         (None, [(None, "MPIR_Allreduce_intra_smp")])]}
 
 
+def test_mpich_tuning_uses_the_size_mpich_knows_for_each_collective():
+    """MPICH 4.0 knows avg_msg_size for allreduce, bcast, reduce and alltoall
+    only and aborts on it for the others ("avg_msg_size not defined for
+    coll_type 0" at the first MPI_Allgather of a tuned allgather): theirs is
+    total_msg_size, a process's block times the communicator size for the
+    gathers and scatter, the whole buffer (OSU's size) for reduce_scatter."""
+    choices = {collective: {4: [(0, "a"), (256, "b")]}
+               for collective in ("allgather", "alltoall", "bcast", "gather", "reduce_scatter", "scatter")}
+    tree = rules.mpich_tuning(choices)
+    ranges = {key.split("=")[1]: list(value["comm_type=intra"]["comm_size=any"]) for key, value in tree.items()}
+    assert ranges == {"allgather": ["total_msg_size<=1023", "total_msg_size=any"],
+                      "alltoall": ["avg_msg_size<=255", "avg_msg_size=any"],
+                      "bcast": ["avg_msg_size<=255", "avg_msg_size=any"],
+                      "gather": ["total_msg_size<=1023", "total_msg_size=any"],
+                      "reduce_scatter": ["total_msg_size<=255", "total_msg_size=any"],
+                      "scatter": ["total_msg_size<=1023", "total_msg_size=any"]}
+    parsed = rules.parse_mpich_tuning(json.dumps(tree), comm_size=4)
+    assert parsed["allgather"] == [(None, [(255, "MPIR_Allgather_intra_a"), (None, "MPIR_Allgather_intra_b")])]
+    assert parsed["reduce_scatter"][0][1][0] == (255, "MPIR_Reduce_scatter_intra_a")
+
+
 # ------------------------------------------------------------------ end to end on the stand-in
 
 def tune(output, *arguments, algorithms_model="", native_model="", quiet=True, command=None):

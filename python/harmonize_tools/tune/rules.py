@@ -22,7 +22,13 @@ back, in Open MPI's units (ALL_PROCESSES_BYTES).
 MPICH 4.0 (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`): nested objects
 "collective=allreduce" > "comm_type=intra" > "comm_size<=P" (the last
 "comm_size=any") > "avg_msg_size<=B" (the last "avg_msg_size=any") >
-"algorithm=MPIR_Allreduce_intra_<choice>" (nb: MPIR_<C>_allcomm_nb). The file
+"algorithm=MPIR_Allreduce_intra_<choice>" (nb: MPIR_<C>_allcomm_nb). MPICH
+knows avg_msg_size (a process's bytes) for allreduce, bcast, reduce and
+alltoall only, and aborts on it for any other collective ("avg_msg_size not
+defined for coll_type 0", csel.c, 4.0.2, at the first MPI_Allgather): the
+others' ranges are total_msg_size, the bytes of all processes as for Open
+MPI (ALL_PROCESSES_BYTES), and reduce_scatter's is its whole buffer, which is
+OSU's size (MPICH_SIZE_CONDITION). The file
 replaces the library's whole selection tree: a collective missing from it
 stops the program ("Assertion failed in file src/mpi/coll/mpir_coll.c ...:
 cnt", MPICH 4.0.2, as soon as MPI_Init's own collectives run), so the file
@@ -54,10 +60,22 @@ OMPI_NAMES = {value: name for name, value in OMPI_COLLECTIVE_IDS.items()}
 ALL_PROCESSES_BYTES = frozenset({"allgather", "alltoall", "gather", "scatter"})
 
 
+# MPICH's size condition per collective (csel.c's get_avg_msgsize and
+# get_total_msgsize), total_msg_size where none is named.
+MPICH_SIZE_CONDITION = {"allreduce": "avg_msg_size", "bcast": "avg_msg_size", "reduce": "avg_msg_size",
+                        "alltoall": "avg_msg_size"}
+
+
 def rule_bytes(collective, communicator, size):
     """A process's `size` in bytes as Open MPI's rule for `collective`
     counts it on `communicator` processes."""
     return size * communicator if collective in ALL_PROCESSES_BYTES else size
+
+
+def mpich_rule_bytes(collective, communicator, size):
+    """rule_bytes as MPICH counts them (MPICH_SIZE_CONDITION): avg_msg_size
+    is a process's bytes, alltoall's included."""
+    return size if collective in MPICH_SIZE_CONDITION else rule_bytes(collective, communicator, size)
 
 
 def process_bytes(collective, communicator, size):
@@ -228,10 +246,11 @@ def mpich_tuning(choices, builtin=None):
         for index, communicator in enumerate(ordered):
             rules = thresholds(sizes[communicator])
             ranges = {}
+            condition = MPICH_SIZE_CONDITION.get(collective, "total_msg_size")
             for position, (_, algorithm) in enumerate(rules):
                 # The rule at rules[i] holds up to the next threshold (exclusive).
-                key = ("avg_msg_size=any" if position == len(rules) - 1
-                       else f"avg_msg_size<={rules[position + 1][0] - 1}")
+                key = (f"{condition}=any" if position == len(rules) - 1
+                       else f"{condition}<={mpich_rule_bytes(collective, communicator, rules[position + 1][0]) - 1}")
                 ranges[key] = guarded_choice(collective, algorithm, library_subtree)
             by_size["comm_size=any" if index == len(ordered) - 1 else f"comm_size<={communicator}"] = ranges
         tree[f"collective={collective}"] = {"comm_type=intra": by_size}
@@ -284,7 +303,8 @@ def parse_mpich_tuning(text, only=None, comm_size=4):
     """{collective: [(comm bound, [(bytes bound, function)])]} from the JSON
     (of the collectives in `only`, default all), bounds None for 'any', the
     function the one a benchmark's call on `comm_size` processes gets
-    (MPICH_DEFAULT where the library's own tree decides)."""
+    (MPICH_DEFAULT where the library's own tree decides), bytes bounds a
+    process's on `comm_size` processes."""
     parsed = {}
     for collective_key, by_type in json.loads(text).items():
         collective = collective_key.split("=", 1)[1]
@@ -296,6 +316,8 @@ def parse_mpich_tuning(text, only=None, comm_size=4):
             rules = []
             for range_key, leaf in ranges.items():
                 limit = None if range_key.endswith("=any") else int(range_key.split("<=")[1])
+                if limit is not None and mpich_rule_bytes(collective, comm_size, 1) > 1:
+                    limit //= comm_size  # the largest block whose call is within it
                 rules.append((limit, selected(leaf, comm_size)))
             entries.append((bound, rules))
         parsed[collective] = entries
