@@ -402,7 +402,9 @@ def across_runs_table(rows, runs):
               " ".join(sign_text[sign] for sign in row["signs"]), row["verdict"]] for row in rows]
     header = ["comm", "operation", "bytes", "side", "figure", "median delta", "per run", "verdict"]
     return (f"across the {runs} interleaved runs (per run: + decided higher, - lower, . not decided; "
-            "a verdict about the machine needs every run)\n\n" + format_table(header, cells, list("<<><<><<")))
+            "a verdict about the machine needs every run; a false one, where nothing differs, is at most "
+            "as likely as one run's, 5 % family-wise, and far less when runs are independent)\n\n"
+            + format_table(header, cells, list("<<><<><<")))
 
 
 def terminal_report(summary):

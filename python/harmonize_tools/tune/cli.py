@@ -54,10 +54,10 @@ mpich-coll-selection.json for MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=F
 the library's own selection tree with the tuned collectives replaced).
 
 --check FILE reads an Open MPI rules file strictly (Open MPI ignores one it
-cannot read without a word) and runs each allreduce, reduce and bcast rule
-with a witness program: with the file, forced and alone (exit 0 every rule
-obeyed, 1 one is not, 2 the file cannot be read). A tuning ends with it on
-its own file (check.txt).
+cannot read without a word) and runs each allreduce, reduce, bcast,
+allgather, alltoall, gather and scatter rule with a witness program: with the
+file, forced and alone (exit 0 every rule obeyed, 1 one is not, 2 the file
+cannot be read). A tuning ends with it on its own file (check.txt).
 
 exit status: 0 done, 1 some runs failed (decided from the others), 2 usage
 error, an output directory that cannot be written, or algorithms that cannot
