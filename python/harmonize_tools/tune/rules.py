@@ -316,8 +316,8 @@ def parse_mpich_tuning(text, only=None, comm_size=4):
             rules = []
             for range_key, leaf in ranges.items():
                 limit = None if range_key.endswith("=any") else int(range_key.split("<=")[1])
-                if limit is not None and mpich_rule_bytes(collective, comm_size, 1) > 1:
-                    limit //= comm_size  # the largest block whose call is within it
+                if limit is not None:  # the largest block of a process whose call is within it
+                    limit //= mpich_rule_bytes(collective, comm_size, 1)
                 rules.append((limit, selected(leaf, comm_size)))
             entries.append((bound, rules))
         parsed[collective] = entries
