@@ -29,6 +29,7 @@ and for the other communicators, and the test stand-in
 a launcher (openmpi, mpich, srun; 'unknown' and status 1 when it cannot be
 told), for scripts/demo and the test set-up (tests/mpi_launch.cmake).
 """
+import os
 import re
 import subprocess
 import sys
@@ -161,6 +162,16 @@ def parse_duration(text, units=None, bare=None, exponent=False):
 
 
 # ------------------------------------------------------------------ messages and names
+
+def signal_group(process, signum):
+    """`signum` to the process group `process` leads, while it runs (it may
+    end meanwhile: no error then)."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signum)
+        except ProcessLookupError:
+            pass
+
 
 def say(tool, text, quiet=False):
     """A progress line of `tool` on stderr ('harmonize-ab: ...'), none when quiet."""

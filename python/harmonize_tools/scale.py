@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from .common import parse_duration, tools_dir
+from .common import parse_duration, signal_group, tools_dir
 from .scale_checks import (check_map_count, check_program_binding, check_shared_memory, map_count_limit,
                            open_files_needed, privatization, raise_open_files)
 from .scale_results import metrics, us, write_outputs
@@ -196,12 +196,8 @@ def run_one(procs, scheme, args, program, workdir):
         except subprocess.TimeoutExpired:
             status = "timeout"
         finally:
-            if simulation.poll() is None:
-                try:
-                    os.killpg(simulation.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                simulation.wait()
+            signal_group(simulation, signal.SIGKILL)
+            simulation.wait()
     row = {"procs": procs, "scheme": scheme, "nodes": nodes, "ranks_per_node": cores,
            "status": status, "wall_s": round(time.monotonic() - started, 2)}
     if timing.exists() and timing.read_text().split():

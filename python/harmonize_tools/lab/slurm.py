@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..common import signal_group
 from .cluster import Made, alive
 
 PREFIX = "hzslurm"
@@ -285,12 +286,8 @@ class SlurmCluster(Made):
         if any(name == "slurmctld" and process.poll() is None for name, process in self._daemons):
             self.run(["scancel", "--full", "--quiet", "-u", "root"], capture_output=True,
                      timeout=30)
-        for name, process in reversed(self._daemons):
-            if process.poll() is None:
-                try:
-                    os.killpg(process.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+        for _, process in reversed(self._daemons):
+            signal_group(process, signal.SIGTERM)
         for _, process in self._daemons:
             try:
                 process.wait(timeout=10)
@@ -298,12 +295,8 @@ class SlurmCluster(Made):
                 pass
         _kill_marked(self.name)
         for _, process in self._daemons:
-            if process.poll() is None:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                process.wait()
+            signal_group(process, signal.SIGKILL)
+            process.wait()
         self._daemons.clear()
         shutil.rmtree(self.root, ignore_errors=True)
 
