@@ -3,7 +3,7 @@ barrier (HARMONIZE_INTERLEAVE, docs/interleave.md), instead of one job per
 side. The plan's sides fold into one side, `interleaved`, whose
 HARMONIZE_INTERLEAVE names them; the comparison is the library's own (its
 report's "interleave": paired by block, a sign-test interval, family-wise
-over the job), one table per run (tables.interleaved_table). Pure functions."""
+over the job), one table per run (interleaved_tables.interleaved_table). Pure functions."""
 from statistics import median
 
 from ..tune.algorithms import forced_collective, is_ompi_forced

@@ -2,53 +2,8 @@
 and its tables; the CSV and JSON files are data_files'."""
 import math
 
-NUMBER_WIDTH = 10  # characters: 9999999.99 us, a ratio of 999999.999
-
-
-def fit_number(value, decimals, width=NUMBER_WIDTH):
-    """Fixed decimals when they fit in `width` characters, else exponent
-    notation: a benchmark that prints 1e308 would otherwise make a column
-    309 digits wide."""
-    text = f"{value:.{decimals}f}"
-    return text if len(text) <= width or not math.isfinite(value) else f"{value:.2e}"
-
-
-def ratio_text(value, decimals):
-    """Fixed decimals in the usual range; significant digits below it, where
-    a disturbed run can push a ratio to 1e-4 (fixed decimals would say 0)."""
-    return fit_number(value, decimals) if abs(value) >= 0.01 or value == 0 else f"{value:.{decimals}g}"
-
-
-def human_seconds(value):
-    """1.5e-7 -> '150 ns', 2.5e-5 -> '25.0 us' (ASCII, like the library's summary)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    magnitude = abs(value)
-    if magnitude == 0:
-        return "0"
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
-        if magnitude >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
-
-
-def format_us(value):
-    if value is None:
-        return "-"
-    return fit_number(value, 2) if value < 1000 else fit_number(value, 0)
-
-
-def format_table(header, rows, align=None):
-    """Fixed-width text table; `align` holds '<' or '>' per column."""
-    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    align = align or ["<"] + [">"] * (len(header) - 1)
-    lines = []
-    for number, row in enumerate(cells):
-        lines.append("  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row, align, widths)).rstrip())
-        if number == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+from . import interleaved_tables
+from .text_format import fit_number, format_table, format_us, human_seconds, ratio_text
 
 
 def noise_word(comparison):
@@ -358,55 +313,6 @@ def side_text(summary, side):
     return " ".join([f"{side} = {summary['modes'][side]}"] + shown)
 
 
-def interval_text(low, high):
-    return "-" if low is None or high is None else f"{low * 1e6:.3g}..{high * 1e6:.3g}"
-
-
-def interleaved_table(runs):
-    """--interleave: per run, the library's comparisons (its report's
-    "interleave"), a row per communicator, key and side, t_global and
-    local_max side by side."""
-    parts = []
-    for number, info in enumerate(runs, 1):
-        comparisons = info.get("comparisons") or []
-        baseline = (info.get("sides") or ["?"])[0].split(":")[0]
-        parts.append(f"interleaved run {number} (seed {info.get('seed')}, {info.get('run')} call(s) a side "
-                     f"per block): {info.get('decided', 0)} of {len(comparisons)} comparisons decided at "
-                     f"{100 * info.get('family_level', 0.05):g}% family-wise; delta: the side less "
-                     f"{baseline}, median over blocks, in us (the benchmark's own averages above mix "
-                     "the sides)")
-        by_key = {}
-        for row in comparisons:
-            key = (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"])
-            by_key.setdefault(key, {})[row["figure"]] = row
-        rows = []
-        for (comm, operation, size, _root, side), figures in by_key.items():
-            cells = [comm, operation, size, side]
-            for figure in ("t_global", "local_max"):
-                row = figures.get(figure)
-                cells += (["-", "-", "-"] if row is None else
-                          [f"{row['delta'] * 1e6:.3g}", interval_text(row["delta_low"], row["delta_high"]),
-                           "yes" if row["decided"] else "no"])
-            rows.append(cells + [max(row["blocks"] for row in figures.values())])
-        header = ["comm", "operation", "bytes", "side", "t_global delta", "interval", "decided",
-                  "local_max delta", "interval", "decided", "blocks"]
-        parts.append(format_table(header, rows, list("<<><>><>><>")) if rows else "no interleaved call")
-    return "\n\n".join(parts)
-
-
-def across_runs_table(rows, runs):
-    """--interleave -n 2 or more: whether the runs' decisions agree."""
-    sign_text = {1: "+", -1: "-", 0: "."}
-    cells = [[row["communicator"], row["operation"], row["bytes"], row["side"], row["figure"],
-              "-" if row["median_delta"] is None else f"{row['median_delta'] * 1e6:.3g}",
-              " ".join(sign_text[sign] for sign in row["signs"]), row["verdict"]] for row in rows]
-    header = ["comm", "operation", "bytes", "side", "figure", "median delta", "per run", "verdict"]
-    return (f"across the {runs} interleaved runs (per run: + decided higher, - lower, . not decided; "
-            "a verdict about the machine needs every run; a false one, where nothing differs, is at most "
-            "as likely as one run's, 5 % family-wise, and far less when runs are independent)\n\n"
-            + format_table(header, cells, list("<<><<><<")))
-
-
 def terminal_report(summary):
     sides = [f"{side_text(summary, s)} ({summary['ok_runs'].get(s, 0)} runs ok)" for s in summary["sides"]]
     # Many named sides: one a line, not one line of 300 characters.
@@ -422,9 +328,10 @@ def terminal_report(summary):
     if arrival:
         parts += ["", arrival]
     if summary.get("interleaved"):
-        parts += ["", interleaved_table(summary["interleaved"])]
+        parts += ["", interleaved_tables.interleaved_table(summary["interleaved"])]
     if summary.get("interleaved_across"):
-        parts += ["", across_runs_table(summary["interleaved_across"], len(summary["interleaved"]))]
+        parts += ["", interleaved_tables.across_runs_table(summary["interleaved_across"],
+                                                           len(summary["interleaved"]))]
     failures = failures_text(summary)
     if failures:
         parts += ["", failures]
