@@ -11,8 +11,8 @@ the clock-error bound the trace gives at the barrier before (and the gap
 between the program's stamp and the library's, as the other ground-truth
 tests allow).
 """
-import os
 import json
+import os
 import re
 import shutil
 import subprocess

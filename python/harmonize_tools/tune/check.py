@@ -197,6 +197,7 @@ def check(args, path, head):
     found = []
     say("harmonize-tune", f"check: {path}: each rule one call with the file, forced and alone ({head[0]})",
         args.quiet)
+    with_file = {**DYNAMIC, "OMPI_MCA_coll_tuned_dynamic_rules_filename": str(Path(path).resolve())}
     with tempfile.TemporaryDirectory(prefix="harmonize-check-") as scratch:
         program = None
         for collective, processes, size, rule, why in cases(rules, offered):
@@ -206,9 +207,8 @@ def check(args, path, head):
                 runs = {}
                 # Forced with the file too: an algorithm made of other
                 # collectives (allgather linear: a gather, then a bcast) runs
-                # them as the file says in both calls. A forced algorithm
-                # goes before the file's rules in Open MPI.
-                with_file = {**DYNAMIC, "OMPI_MCA_coll_tuned_dynamic_rules_filename": str(Path(path).resolve())}
+                # them as the file says in both calls. A forced algorithm goes
+                # before the file's rules in Open MPI.
                 for name, env in (("file", with_file), ("forced", {**with_file, **forced_settings(collective, rule)}),
                                   ("alone", {})):
                     runs[name] = witness(head, program, processes, collective, size, env, Path(scratch) / name)
