@@ -89,6 +89,19 @@ def split_launcher(command):
     return None, command
 
 
+def launcher_options_end(args):
+    """Where a launcher's options end in `args` (options, then the program): a word
+    not starting with '-' is an option's value when it follows an option
+    without '=' (`-n 2`), else the program."""
+    for position, word in enumerate(args):
+        if word.startswith("-"):
+            continue
+        previous = args[position - 1] if position else ""
+        if not (previous.startswith("-") and "=" not in previous):
+            return position
+    return len(args)
+
+
 def kind_from_version_text(text):
     """Launcher kind from its `--version` output, or None."""
     if re.search(r"Open MPI|OpenRTE|Open RTE|PRRTE", text):

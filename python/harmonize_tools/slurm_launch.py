@@ -22,7 +22,7 @@ import re
 import shutil
 import subprocess
 
-from .common import MPI_NAMES, split_launcher
+from .common import MPI_NAMES, launcher_options_end, split_launcher
 
 NEEDED = {"openmpi": "pmix", "mpich": "pmi2"}
 
@@ -120,19 +120,6 @@ def _failure(mpi):
     if mpi == "mpich":
         return "MPICH ranks start as separate singletons"
     return "Open MPI ranks abort in MPI_Init"
-
-
-def launcher_options_end(args):
-    """Where srun's options end in `args` (options, then the program): a word
-    not starting with '-' is an option's value when it follows an option
-    without '=' (`-n 2`), else the program."""
-    for position, word in enumerate(args):
-        if word.startswith("-"):
-            continue
-        previous = args[position - 1] if position else ""
-        if not (previous.startswith("-") and "=" not in previous):
-            return position
-    return len(args)
 
 
 def merge_export(args, items):

@@ -158,6 +158,7 @@ def test_human_seconds():
     (["mpirun", "--oversubscribe", "-np", "8", "--bind-to", "none", "./a"], 8),
     (["srun", "--ntasks=16", "./a"], 16),
     (["mpiexec", "--host", "a,b", "./a", "-n", "3"], None),  # -n of the program, not the launcher
+    (["mpiexec", "./a", "-n", "3"], None),  # ditto, the program right after the launcher
     (["./osu_allreduce", "-f"], 1),  # singleton
 ])
 def test_processes_from_command(command, expected):

@@ -8,7 +8,7 @@ that count, and the library's per-call points of each side.
     side_reports(ok_runs, side)    the library reports of a side's ok runs
     side_points(plan, ok_runs)     {side: per_call.collective_points of its reports}
 """
-from ..common import split_launcher
+from ..common import launcher_options_end, split_launcher
 from .per_call import collective_points
 from .failures import head, slurm_reason
 from .files import DamagedFile, read_json, read_text
@@ -121,14 +121,13 @@ def processes_from_command(command):
     launcher, rest = split_launcher(command)
     if launcher is None:
         return 1 if command else None  # a singleton
-    for position, word in enumerate(rest):
+    options = rest[:launcher_options_end(rest)]  # the program's own flags are not the launcher's
+    for position, word in enumerate(options):
         name, eq, inline = word.partition("=")
         if name in ("-n", "-np", "--np", "--n", "--ntasks"):
-            value = inline if eq else (rest[position + 1] if position + 1 < len(rest) else "")
+            value = inline if eq else (options[position + 1] if position + 1 < len(options) else "")
             if value.isdigit():
                 return int(value)
-        if not word.startswith("-") and position > 0 and not rest[position - 1].startswith("-"):
-            break  # the program started: its own flags are not the launcher's
     return None
 
 
