@@ -37,12 +37,24 @@ def long_work_run(tmp_path, kind, microseconds, extra=None):
 
 @pytest.mark.parametrize("kind", ["sleep", "spin"])
 def test_a_millisecond_of_work_between_barriers_keeps_the_slack(tmp_path, kind):
-    flagged, world, _ = long_work_run(tmp_path, kind, 1000)
+    # The collapse flagged 99.3-100 % and ended at a slack of 0.5 us, below
+    # the one it started at, against needs of 7 us at the median. Beside a
+    # hog and another job 26-71 % are flagged; under MPICH beside a hog a
+    # run's needs are at times the scheduler's (p50 50 us to 4 ms: a rank
+    # descheduled in the agreement), with 90-94 % flagged and the slack at
+    # its maximum, or a slack of 12-42 us that rightly does not chase them.
+    # Such a run is run again; the collapse fails every run, and the last run
+    # is held to what tells the collapse from the scheduler.
+    def keeps_up(outcome):
+        flagged, world, _ = outcome
+        return flagged < 0.9 and world["slack"]["final"] > world["need"]["p50"] / 3
+
+    flagged, world, _ = rerun_until(lambda: long_work_run(tmp_path, kind, 1000), keeps_up)
     need, slack = world["need"], world["slack"]
-    # A collapse flags 99-100 %; beside a hog and another job 26-71 %.
-    assert flagged < 0.9, (flagged, slack, need)
-    # The collapse ended at 0.5 us against needs of 7 us at the median.
-    assert slack["final"] > need["p50"] / 3, (slack, need)
+    assert flagged < 0.98, (flagged, slack, need)
+    # Below both is the collapse; a run whose initial slack was measured
+    # through a descheduled rank (16 ms once, beside a hog) may end below that.
+    assert slack["final"] >= min(slack["initial"], need["p50"] / 3), (slack, need)
     # The program's own time between barriers is in the report.
     between = world["between_calls"]
     assert between["count"] >= CALLS - 2, between
@@ -55,16 +67,28 @@ def test_misses_after_long_work_are_blamed_on_the_work(tmp_path):
     # time between barriers and the needs, not descheduling.
     # Beside a CPU hog and another job (load 5 on 2 cores) the misses were
     # once late by the scheduler's tick, not microseconds, and the warning
-    # rightly blamed the load: such a burst is run again, a library that
-    # never names the work fails every run.
+    # rightly blamed the load ("compete for the cores"; under MPICH beside a
+    # hog once "descheduled while waiting", exit skew p50 35 us): such a
+    # burst is run again, a library that never names the work fails every run.
     def warning_of(outcome):
         return next((line for line in outcome[2].stderr.splitlines() if "harmonize: warning:" in line), "")
 
+    def blames_load(warning):
+        return "compete for the cores" in warning or "descheduled" in warning
+
     flagged, world, run = rerun_until(
         lambda: long_work_run(tmp_path, "sleep", 1000, {"HARMONIZE_SLACK_MAX": "200ns"}),
-        lambda outcome: "compete for the cores" not in warning_of(outcome))
+        lambda outcome: not blames_load(warning_of(outcome)))
     assert flagged > 0.5, (flagged, world["need"])
     warning = warning_of((flagged, world, run))
+    if blames_load(warning):
+        # Every run was beside a load that lasted (under MPICH beside a hog the
+        # needs' median was at times milliseconds, the scheduler's): the
+        # verdict must then follow from the report's own figures (the rule of
+        # report/harmonization_warning.cpp), and a verdict against them fails.
+        need, between, lateness = (world[key]["p50"] for key in ("need", "between_calls", "lateness"))
+        assert lateness >= 100e-6 or between <= 10 * need, (warning, need, between, lateness)
+        return
     assert "the program's own time between barriers (median " in warning, warning
     assert "needs p50 " in warning, warning
     assert "HARMONIZE_SLACK_MIN=" in warning, warning
