@@ -4,10 +4,9 @@
 #include "harmonize/collectives/mpi/comm_id.hpp"
 #include "harmonize/lifecycle.hpp"
 #include "harmonize/mpix_harmonize.h"
+#include "shim/export.hpp"
 #include "shim/reentrancy_guard.hpp"
 #include "shim/timed_call.hpp"
-
-#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 

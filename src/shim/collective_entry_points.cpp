@@ -10,8 +10,7 @@
 
 #include "harmonize/collectives/mpi/side_comm.hpp"
 #include "shim/c_binding.hpp"
-
-#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
+#include "shim/export.hpp"
 
 namespace {
 

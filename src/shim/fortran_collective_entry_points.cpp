@@ -15,9 +15,8 @@
 #include <mpi.h>
 
 #include "harmonize/collectives/mpi/side_comm.hpp"
+#include "shim/export.hpp"
 #include "shim/fortran_binding.hpp"
-
-#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 using harmonize::Collective;
 using harmonize::collectives::SideCall;

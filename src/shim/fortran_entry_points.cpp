@@ -9,9 +9,8 @@
 #include <mpi.h>
 
 #include "harmonize/lifecycle.hpp"
+#include "shim/export.hpp"
 #include "shim/reentrancy_guard.hpp"
-
-#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 using FortranInit = void(MPI_Fint*);
 using FortranInitThread = void(MPI_Fint*, MPI_Fint*, MPI_Fint*);

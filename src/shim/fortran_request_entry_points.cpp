@@ -8,10 +8,9 @@
 // statuses are passed through untouched: their layout is the binding's.
 #include <mpi.h>
 
+#include "shim/export.hpp"
 #include "shim/fortran_binding.hpp"
 #include "shim/request_tracking.hpp"
-
-#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 

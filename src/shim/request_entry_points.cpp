@@ -3,9 +3,8 @@
 // (MPI_Cancel): where a non-blocking collective ends (request_tracking.hpp).
 #include <mpi.h>
 
+#include "shim/export.hpp"
 #include "shim/request_tracking.hpp"
-
-#define HARMONIZE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 

@@ -80,4 +80,22 @@ std::unique_ptr<CommState> Communicators::create_state(MPI_Comm comm) {
   return state;
 }
 
+feature::Finishing Communicators::finishing(bool world_affected) {
+  const auto world = [this, world_affected](bool make) -> feature::CommView* {
+    try {
+      if (!world_affected) return nullptr;
+      if (CommState* found = find(MPI_COMM_WORLD)) return &found->view;
+      return make ? &state_for(MPI_COMM_WORLD).view : nullptr;
+    } catch (const sync::MpiError&) {
+      return nullptr;  // MPI has reported it through the user's handler
+    }
+  };
+  const auto alive = [this] {
+    std::vector<feature::CommView*> views;
+    for (CommState* state : alive_in_order()) views.push_back(&state->view);
+    return views;
+  };
+  return {.world = world, .alive = alive, .records_after = {}};
+}
+
 }  // namespace harmonize

@@ -33,6 +33,9 @@ class Communicators {
   CommState& state_for(MPI_Comm comm);
   // Every state alive, in the same order on every process.
   std::vector<CommState*> alive_in_order() const { return registry_->alive_in_order(); }
+  // MPI_Finalize, before retire_all: what the features are shown of the
+  // communicators (MPI_COMM_WORLD's only when `world_affected`).
+  feature::Finishing finishing(bool world_affected);
   // MPI_Finalize: every state still alive goes to the store.
   void retire_all() { registry_->retire_all(); }
   // What survives the communicators of this process.

@@ -25,4 +25,25 @@ Features make_features(const feature::JobContext& job) {
   return made;
 }
 
+feature::BarrierSide barrier_side_of(const Features& features, const feature::CommView& view,
+                                     std::uint64_t index) {
+  for (const auto& feature : features)
+    if (const std::optional<feature::BarrierSide> chosen = feature->barrier_side(view, index))
+      return *chosen;
+  return {};
+}
+
+int measure_barrier_with(const Features& features, MPI_Comm comm,
+                         const feature::BarrierBody& body) {
+  for (const auto& feature : features)
+    if (feature->measures_barrier()) return feature->measure_barrier(comm, body);
+  return body();
+}
+
+collectives::CollectiveTimer* collective_timer_of(const Features& features) {
+  for (const auto& feature : features)
+    if (collectives::CollectiveTimer* timer = feature->call_timer()) return timer;
+  return nullptr;
+}
+
 }  // namespace harmonize

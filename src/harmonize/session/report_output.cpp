@@ -44,6 +44,26 @@ void write_file(const std::string& path, report::JobReport& job) {
 
 }  // namespace
 
+report::JobReport session_sections(const config::PolicyResult& configuration, const SessionJob& job,
+                                   const SessionClocks& clocks,
+                                   std::optional<report::ClockCheckInfo> checked,
+                                   const logic::JobRecords& records) {
+  report::JobReport sections;
+  sections.mode = config::to_string(configuration.policy.mode);
+  sections.job = job_section(job, records);
+  for (const auto& [name, value] : configuration.effective) sections.config[name] = value;
+  sections.clock = clocks.section(std::move(checked));
+  sections.clock.refused_resyncs = records.refused_resyncs;
+  sections.truth_known = clocks.setup().test_clock_active;
+  for (const logic::MergedCommunicator& communicator :
+       logic::finish(records, clocks.setup().test_clock_active)) {
+    sections.communicators.push_back(communicator.summary);
+    sections.communicators.back().truth_space_violations = communicator.space_violations;
+  }
+  sections.missing_records = records.missing;
+  return sections;
+}
+
 report::JobInfo job_section(const SessionJob& job, const logic::JobRecords& records) {
   report::JobInfo info;
   info.id = report::report_job_id(static_cast<int>(getpid()));

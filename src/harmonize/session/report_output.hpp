@@ -4,7 +4,9 @@
 #include <functional>
 #include <string>
 
+#include "config/policy.hpp"
 #include "harmonize/logic/job_records.hpp"
+#include "harmonize/session/session_clocks.hpp"
 #include "harmonize/session/session_job.hpp"
 #include "report/harmonization_warning.hpp"
 #include "report/job_report.hpp"
@@ -13,6 +15,14 @@ namespace harmonize {
 
 // Who ran what, where and when (`records`: every process's, merged).
 report::JobInfo job_section(const SessionJob& job, const logic::JobRecords& records);
+
+// The sections the session owns (mode, job, configuration, clock, the
+// communicators) from every process's merged records; `checked`: the clock
+// check at the end, when it ran.
+report::JobReport session_sections(const config::PolicyResult& configuration, const SessionJob& job,
+                                   const SessionClocks& clocks,
+                                   std::optional<report::ClockCheckInfo> checked,
+                                   const logic::JobRecords& records);
 
 // The report where HARMONIZE_REPORT (`report_setting`, "none" for no file)
 // says, else in the working directory, else in $TMPDIR or /tmp: a line says

@@ -61,17 +61,11 @@ SessionImpl::SessionImpl(const config::PolicyResult& configuration, MPI_Comm pri
 void SessionImpl::stop_on_error(const std::string& error) {
   config::PolicyResult result;
   if (!error.empty()) result.errors.push_back(error);
-  if (job_.world == MPI_COMM_NULL) {
-    stop_alone_on_policy_errors(result);
-  } else {
-    stop_job_on_policy_errors(result, job_.world);
-  }
+  stop_on_policy_errors(result, job_.world);
 }
 
 collectives::CollectiveTimer* SessionImpl::collective_timer() {
-  for (const auto& feature : features_)
-    if (collectives::CollectiveTimer* timer = feature->call_timer()) return timer;
-  return nullptr;
+  return collective_timer_of(features_);
 }
 
 bool SessionImpl::affects(MPI_Comm comm) const {
@@ -119,20 +113,10 @@ int SessionImpl::library_barrier(MPI_Comm comm, CommState& state, bool under_tes
     state.passed_through.stats.calls += 1;
     return native();
   }
-  feature::BarrierSide side;
-  for (const auto& feature : features_) {
-    if (const auto chosen = feature->barrier_side(state.view, index)) {
-      side = *chosen;
-      break;
-    }
-  }
+  const feature::BarrierSide side = barrier_side_of(features_, state.view, index);
   if (side.tag != 0) collectives::run_collectives_of(comm, side.run_on);
-  // The native barrier may be what the program measures (osu_barrier): one
-  // feature at most times it.
   const auto measured = [&](const feature::BarrierBody& body) {
-    for (const auto& feature : features_)
-      if (feature->measures_barrier()) return feature->measure_barrier(comm, body);
-    return body();
+    return measure_barrier_with(features_, comm, body);
   };
   if (policy().mode == config::Mode::harmonize && under_test) {
     // HARMONIZE_ALTERNATE: the native barrier after a harmonized one, as
@@ -224,21 +208,7 @@ int SessionImpl::last_flag(MPI_Comm comm, int* flag) {
 }
 
 void SessionImpl::finish() {
-  const auto world = [this](bool make) -> feature::CommView* {
-    try {
-      if (!affects(MPI_COMM_WORLD)) return nullptr;
-      if (CommState* found = comms_.find(MPI_COMM_WORLD)) return &found->view;
-      return make ? &comms_.state_for(MPI_COMM_WORLD).view : nullptr;
-    } catch (const sync::MpiError&) {
-      return nullptr;  // MPI has reported it through the user's handler
-    }
-  };
-  const auto alive = [this] {
-    std::vector<feature::CommView*> views;
-    for (CommState* state : comms_.alive_in_order()) views.push_back(&state->view);
-    return views;
-  };
-  feature::Finishing at{.world = world, .alive = alive, .records_after = {}};
+  feature::Finishing at = comms_.finishing(affects(MPI_COMM_WORLD));
   each_feature([&](feature::Feature& feature) { feature.finishing(at); });
   comms_.retire_all();
   for (auto& [record, kind] : at.records_after)

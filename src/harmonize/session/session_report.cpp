@@ -36,19 +36,8 @@ void SessionImpl::write_report() {
   for (const std::string& missing : records.missing)
     std::fprintf(stderr, "harmonize: error: the report lacks the records of %s\n", missing.c_str());
 
-  report::JobReport job;
-  job.mode = config::to_string(policy().mode);
-  job.job = job_section(job_, records);
-  for (const auto& [name, value] : configuration_.effective) job.config[name] = value;
-  job.clock = clocks_.section(std::move(checked));
-  job.clock.refused_resyncs = records.refused_resyncs;
-  job.truth_known = clocks_.setup().test_clock_active;
-  for (const logic::MergedCommunicator& communicator :
-       logic::finish(records, clocks_.setup().test_clock_active)) {
-    job.communicators.push_back(communicator.summary);
-    job.communicators.back().truth_space_violations = communicator.space_violations;
-  }
-  job.missing_records = records.missing;
+  report::JobReport job =
+      session_sections(configuration_, job_, clocks_, std::move(checked), records);
   each_feature([&](feature::Feature& feature) { feature.contribute(job, records); });
 
   write_report_file(policy().report, job);

@@ -156,4 +156,12 @@ void stop_job_on_policy_errors(const config::PolicyResult& result, MPI_Comm comm
   PMPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+void stop_on_policy_errors(const config::PolicyResult& result, MPI_Comm world) {
+  if (world == MPI_COMM_NULL) {
+    stop_alone_on_policy_errors(result);
+  } else {
+    stop_job_on_policy_errors(result, world);
+  }
+}
+
 }  // namespace harmonize

@@ -30,6 +30,10 @@ void stop_alone_on_policy_errors(const config::PolicyResult& result);
 // PMPI_Abort; the others wait to be killed. Returns only when all are valid.
 void stop_job_on_policy_errors(const config::PolicyResult& result, MPI_Comm comm);
 
+// The one of the two above that fits: alone when there is no private world
+// (`world` null: mode off), else collective over it.
+void stop_on_policy_errors(const config::PolicyResult& result, MPI_Comm world);
+
 // Collective over `comm`. Every rank must run the same policy (a rank in
 // another mode would wait in collectives the others never start): when any
 // variable but the report's file and verbosity on rank 0 differs, rank 0
