@@ -120,7 +120,8 @@ struct InterleaveComparison {
   int root = -1;
   std::string figure;  // t_global or local_max
   std::string side;
-  std::uint64_t blocks = 0;  // blocks with calls of both sides: the sample
+  std::uint64_t blocks = 0;                  // blocks with calls of both sides: the sample
+  std::uint64_t positive = 0, negative = 0;  // blocks whose difference is > 0, < 0
   std::uint64_t calls = 0, baseline_calls = 0;
   double median = 0, baseline_median = 0;  // seconds, over the run
   // The median of the blocks' differences (side less baseline) and its

@@ -223,6 +223,8 @@ json to_json(const InterleaveInfo& info) {
                            {"side", c.side},
                            {"baseline", info.sides.empty() ? json() : json(info.sides[0])},
                            {"blocks", c.blocks},
+                           {"positive_blocks", c.positive},
+                           {"negative_blocks", c.negative},
                            {"calls", c.calls},
                            {"baseline_calls", c.baseline_calls},
                            {"median", c.median},

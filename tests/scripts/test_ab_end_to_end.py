@@ -302,11 +302,47 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     assert "across the 2 interleaved runs" in (out / "table.txt").read_text()
 
 
+def test_interleave_until_decided_pools_the_runs_blocks(tmp_path):
+    # --until-decided adds interleaved runs and pools their blocks
+    # (ab/sequential.py): 10 us late against t0 is decided from the first run
+    # when the machine is idle; beside a CPU hog it may take more runs or
+    # stay undecided, never the wrong way, and never beyond --max-runs.
+    out = tmp_path / "sequential"
+    result = run_ab(["--interleave", "--until-decided", "--max-runs", "3", "--decide-on", "t_global",
+                     "--no-plots", "-o", out, "--library", LIBRARY,
+                     "--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
+                    + example_command("-m", "8:16", "-i", "300"))
+    assert result.returncode == 0, result.stderr
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["sequential_looks"] == 3 and 1 <= plan["runs"] <= 3
+    summary = json.loads((out / "summary.json").read_text())
+    runs, pooled = summary["interleaved"], summary["interleaved_pooled"]
+    assert len(runs) == plan["runs"]
+    assert {(row["bytes"], row["figure"]) for row in pooled} == {
+        (8, "t_global"), (16, "t_global"), (8, "local_max"), (16, "local_max")}
+    for row in pooled:
+        own = [r for run in runs for r in run["comparisons"]
+               if (r["bytes"], r["figure"]) == (row["bytes"], row["figure"])]
+        assert row["positive_blocks"] == sum(r["positive_blocks"] for r in own)
+        assert row["negative_blocks"] == sum(r["negative_blocks"] for r in own)
+        assert row["positive_blocks"] + row["negative_blocks"] <= sum(r["blocks"] for r in own)
+        assert row["level_each"] == pytest.approx(0.05 / (4 * 3))
+        assert row["verdict"] != "lower", row
+    until = summary["until_decided"]
+    undecided = [row for row in pooled if row["figure"] == "t_global" and row["decided_at"] is None]
+    if undecided:
+        assert plan["runs"] == 3 and until["stopped"] == "--max-runs 3 reached", until
+    else:
+        assert until["stopped"] == "every size decided (delta of t_global)", until
+    table = (out / "table.txt").read_text()
+    assert "pooled over the" in table and "across the" not in table
+
+
 def test_interleave_refuses_what_the_library_cannot_switch(tmp_path):
     for sides, message in ((["--sides", "A,C"], "side C runs in mode off"),
                            (["--side", "x:OMPI_MCA_btl=self,tcp", "--side",
                              "y:ARRIVAL=none"], "side x sets OMPI_MCA_btl"),
-                           (["--until-decided"], "--until-decided adds runs")):
+                           (["--until-decided", "--max-runs", "0"], "--max-runs 0: deciding needs at least 1 run")):
         result = run_ab(["--interleave", "-o", tmp_path / "refused", *sides, "--"] + example_command())
         assert result.returncode == 2, (sides, result.stderr)
         assert message in result.stderr, (sides, result.stderr)

@@ -61,12 +61,15 @@ TEST_CASE("a side's difference is paired block by block", "[interleave]") {
   REQUIRE(result.size() == 2);
   CHECK(result[0].side == 1);
   CHECK(result[0].blocks == 8);
+  CHECK(result[0].positive == 8);
+  CHECK(result[0].negative == 0);
   CHECK(result[0].delta.median == 3);
   CHECK(result[0].delta.low == 3);
   CHECK(result[0].decided());
   CHECK(result[0].calls == 9);
   CHECK(result[0].baseline_calls == 8);
   CHECK(result[1].delta.median == 0);
+  CHECK(result[1].positive + result[1].negative == 0);  // ties count neither way
   CHECK_FALSE(result[1].decided());
 }
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import slurm_launch
 from ..common import say, tools_dir
-from . import decide
+from . import decide, sequential
 from .files import OutputError, write_json
 from .parsing import ParseError
 from .plan import PlanError, given_command, make_plan, prepare_directory
@@ -120,9 +120,13 @@ def build_parser():
                              "add runs when -n grew")
     parser.add_argument("--until-decided", action="store_true",
                         help="after the -n runs, add one run per side at a time until the delta of every "
-                             "size (per call, --decide-on) is decided or the budget is spent")
+                             "size (per call, --decide-on) is decided or the budget is spent; with "
+                             "--interleave one interleaved run at a time, its blocks pooled with the "
+                             "earlier runs' under a sequential rule (docs/interleave.md)")
     parser.add_argument("--max-runs", type=int, metavar="N",
-                        help=f"with --until-decided: at most N runs per side (default {decide.DEFAULT_MAX_RUNS})")
+                        help=f"with --until-decided: at most N runs per side (default {decide.DEFAULT_MAX_RUNS}; "
+                             f"with --interleave N interleaved runs, default {sequential.DEFAULT_MAX_RUNS}: "
+                             "the level is divided among N looks)")
     parser.add_argument("--max-time", metavar="T",
                         help="with --until-decided: no new round once T would be exceeded (seconds, or "
                              f"with s, m, h; default {decide.DEFAULT_MAX_TIME / 60:g}m)")

@@ -10,6 +10,7 @@ stays wide until enough undisturbed runs outweigh it, and where delta is 1
 nothing ever decides it: hence the budget.
 """
 from ..common import CLOCK_UNITS, parse_duration
+from . import sequential
 from .per_call import MIN_RUNS_TO_DECIDE
 
 DEFAULT_MAX_RUNS = 20  # per side
@@ -40,9 +41,13 @@ def budget(args):
         return None
     if args.aggregate:
         raise ValueError("--until-decided runs more runs; --aggregate runs none: give one of them")
-    max_runs = max(DEFAULT_MAX_RUNS, args.runs) if args.max_runs is None else args.max_runs
-    if max_runs < MIN_RUNS_TO_DECIDE:
-        raise ValueError(f"--max-runs {max_runs}: deciding needs at least {MIN_RUNS_TO_DECIDE} runs a side")
+    default = sequential.DEFAULT_MAX_RUNS if args.interleave else DEFAULT_MAX_RUNS
+    max_runs = max(default, args.runs) if args.max_runs is None else args.max_runs
+    # Interleaved, one run decides: its blocks are the sample, not the runs.
+    least = 1 if args.interleave else MIN_RUNS_TO_DECIDE
+    if max_runs < least:
+        raise ValueError(f"--max-runs {max_runs}: deciding needs at least {least} run"
+                         f"{'' if least == 1 else 's a side'}")
     if max_runs < args.runs:
         raise ValueError(f"--max-runs {max_runs} is below --runs {args.runs} (the runs made before any is added)")
     max_time = DEFAULT_MAX_TIME if args.max_time is None else parse_max_time(args.max_time)
@@ -67,7 +72,10 @@ def key_label(row):
 
 def open_sizes(summary, figure):
     """[{size, reason, delta...}] of the compared keys whose delta of
-    `figure` is not decided (no delta at all: 'no per-call histograms')."""
+    `figure` is not decided (no delta at all: 'no per-call histograms');
+    interleaved, the pooled comparisons no look has decided."""
+    if summary.get("interleaved_pooled") is not None:
+        return sequential.open_rows(summary["interleaved_pooled"], figure)
     found = []
     for row in summary.get("collectives") or []:
         pooled = (row.get("pooled") or {}).get(figure)
@@ -85,7 +93,7 @@ def stop_reason(summary, figure, still_open, runs, limits, elapsed, round_second
     """Why no further round is run, or None to run one. `runs` per side so
     far; `round_seconds`, what a round took on average (None: unknown)."""
     max_runs, max_time = limits
-    if not summary.get("collectives"):
+    if not summary.get("collectives") and not summary.get("interleaved_pooled"):
         return ("no size to decide: the reports of the compared sides time no collective (a library "
                 "without per-call timing, or no run succeeded)")
     if not still_open:
@@ -100,5 +108,8 @@ def stop_reason(summary, figure, still_open, runs, limits, elapsed, round_second
 
 def record(figure, runs, elapsed, stopped, summary, still_open):
     """summary["until_decided"]: what was decided, when and why it stopped."""
+    pooled = summary.get("interleaved_pooled")
+    sizes = (len([row for row in pooled if row["figure"] == sequential.FIGURE_OF[figure]])
+             if pooled is not None else len(summary.get("collectives") or []))
     return {"figure": figure, "runs_per_side": runs, "seconds": round(elapsed, 3), "stopped": stopped,
-            "sizes": len(summary.get("collectives") or []), "undecided": still_open}
+            "sizes": sizes, "undecided": still_open}

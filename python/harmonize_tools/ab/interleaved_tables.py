@@ -51,3 +51,19 @@ def across_runs_table(rows, runs):
             "a verdict about the machine needs every run; a false one, where nothing differs, is at most "
             "as likely as one run's, 5 % family-wise, and far less when runs are independent)\n\n"
             + format_table(header, cells, list("<<><<><<")))
+
+
+def pooled_table(rows, runs):
+    """--interleave --until-decided: every run's blocks pooled per comparison
+    (ab/sequential.py), the look that decided it, each run's delta."""
+    cells = [[row["communicator"], row["operation"], row["bytes"], row["side"], row["figure"],
+              " ".join("-" if delta is None else f"{delta * 1e6:.3g}" for delta in row["deltas"]),
+              f"{row['positive_blocks']}/{row['negative_blocks']}", f"{row['p']:.2g}",
+              "-" if row["decided_at"] is None else row["decided_at"], row["verdict"]] for row in rows]
+    header = ["comm", "operation", "bytes", "side", "figure", "delta per run (us)", "blocks +/-", "p",
+              "decided at run", "verdict"]
+    level = rows[0]["level_each"] if rows else 0
+    return (f"pooled over the {runs} interleaved run(s): each comparison's blocks of every run, the sign "
+            f"test at each look at {level:.2g} (5 % family-wise, divided among the {len(rows)} comparisons "
+            "and every run the budget allows, so that stopping at any look keeps it)\n\n"
+            + format_table(header, cells, list("<<><<<>>><")))

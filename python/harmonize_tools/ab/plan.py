@@ -71,6 +71,8 @@ def prepare_directory(output, plan, resume, aggregate_only):
         merged = dict(existing)
         merged["runs"] = max(existing.get("runs", 0), plan["runs"])
         merged["sides"] = list(dict.fromkeys(existing["sides"] + plan["sides"]))
+        if "sequential_looks" in plan:
+            merged["sequential_looks"] = plan["sequential_looks"]
         write_json(plan_path, merged)
         return merged
     if aggregate_only:
@@ -156,10 +158,8 @@ def make_plan(args, script_dir, environ=None):
     for side in sides:
         sides_module.check_harmonize_only(modes[side], settings["all"] + settings.get(side, []),
                                           f"side {side}")
+    limits = decide.budget(args)
     if args.interleave:
-        if decide.budget(args):
-            raise ValueError("--until-decided adds runs; with --interleave one run decides or says how "
-                             "far it got: give more calls (the benchmark's iterations) instead")
         sides, modes, settings = interleaved.fold_sides(sides, modes, settings, configs)
     if args.runs < 1:
         raise ValueError("--runs must be at least 1")
@@ -167,13 +167,18 @@ def make_plan(args, script_dir, environ=None):
         raise ValueError("--stop-stale goes with --resume (it stops a job left running in the output directory)")
     if args.t0 is not None and not args.aggregate and args.t0 not in sides:
         raise ValueError(f"--t0 {args.t0}: no such side (the sides: {', '.join(sides)})")
-    if decide.budget(args):
+    if limits and not args.interleave:
         decide.check_sides(comparison_pair(sides), modes)
     library = str(Path(args.library).resolve()) if args.library else None
-    return {"version": 1, "command": command, "runs": args.runs, "sides": sides, "modes": modes,
+    plan = {"version": 1, "command": command, "runs": args.runs, "sides": sides, "modes": modes,
             "configs": configs, "settings": settings, "launcher_args": list(args.launcher_arg),
             "library": library, "created": datetime.now().isoformat(timespec="seconds"),
             "harmonize_run": str(script_dir / "harmonize-run")}
+    if limits and args.interleave:
+        # Interleaved --until-decided: the looks its level is divided among
+        # (ab/sequential.py), fixed before the first look.
+        plan["sequential_looks"] = limits[0]
+    return plan
 
 
 def comparison_pair(sides):

@@ -6,7 +6,7 @@ import shlex
 from ..timeline import draw as timeline_draw
 from . import data_files, plots, stats, tables
 from .arrival import arrival_summary, side_arrival
-from . import interleaved
+from . import interleaved, sequential
 from .library_stats import merge_reports
 from .per_call import compare_collectives
 from .files import OutputError, write_json, write_text
@@ -56,6 +56,7 @@ def summarize(plan, output, metric, t0=None):
     reference = None if legacy_sides(sides) else (arrival["t0_side"] or sides[0])
     ok_counts = {side: sum(1 for run in ok_runs if run["status"]["side"] == side) for side in sides}
     interleaved_runs = interleaved.run_comparisons(side_reports(ok_runs, interleaved.SIDE))
+    looks = plan.get("sequential_looks")
     return {
         "version": 1,
         "command": plan["command"],
@@ -78,6 +79,9 @@ def summarize(plan, output, metric, t0=None):
         "warnings": stray_warnings(ok_runs),
         "interleaved": interleaved_runs,
         "interleaved_across": interleaved.across_runs(interleaved_runs) if len(interleaved_runs) > 1 else [],
+        # --interleave --until-decided: every run's blocks pooled, at the
+        # sequential rule's level.
+        "interleaved_pooled": sequential.pooled_verdicts(interleaved_runs, looks) if looks else None,
         "output_directory": str(output.resolve()),
     }
 

@@ -329,7 +329,9 @@ def terminal_report(summary):
         parts += ["", arrival]
     if summary.get("interleaved"):
         parts += ["", interleaved_tables.interleaved_table(summary["interleaved"])]
-    if summary.get("interleaved_across"):
+    if summary.get("interleaved_pooled"):
+        parts += ["", interleaved_tables.pooled_table(summary["interleaved_pooled"], len(summary["interleaved"]))]
+    elif summary.get("interleaved_across"):
         parts += ["", interleaved_tables.across_runs_table(summary["interleaved_across"],
                                                            len(summary["interleaved"]))]
     failures = failures_text(summary)

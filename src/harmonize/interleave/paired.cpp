@@ -89,8 +89,11 @@ std::vector<PairedComparison> compare_sides(std::span<const SideCall> calls, int
       const Sum& mine = block[static_cast<std::size_t>(side)];
       const Sum& base = block[0];
       if (mine.count == 0 || base.count == 0) continue;
-      differences.push_back(mine.sum / static_cast<double>(mine.count) -
-                            base.sum / static_cast<double>(base.count));
+      const double difference =
+          mine.sum / static_cast<double>(mine.count) - base.sum / static_cast<double>(base.count);
+      differences.push_back(difference);
+      comparison.positive += difference > 0 ? 1 : 0;
+      comparison.negative += difference < 0 ? 1 : 0;
     }
     comparison.blocks = differences.size();
     comparison.delta = median_interval(std::move(differences), alpha);

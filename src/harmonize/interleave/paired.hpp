@@ -45,6 +45,9 @@ struct SideCall {
 struct PairedComparison {
   int side = 1;
   std::uint64_t blocks = 0;  // blocks where both sides have calls
+  // Blocks whose difference is above and below zero: the sign test's counts,
+  // which runs can pool (harmonize-ab --interleave --until-decided).
+  std::uint64_t positive = 0, negative = 0;
   MedianInterval delta;
   std::uint64_t calls = 0, baseline_calls = 0;
   double median = 0, baseline_median = 0;

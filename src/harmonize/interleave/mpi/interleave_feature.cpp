@@ -24,11 +24,11 @@ namespace {
 // A comparison as it travels to world rank 0: its communicator's name, then
 // numbers.
 struct WireRow {
-  double size, operation, bytes, root, figure, side, blocks, calls, baseline_calls, median,
-      baseline_median, delta, exists, low, high;
+  double size, operation, bytes, root, figure, side, blocks, positive, negative, calls,
+      baseline_calls, median, baseline_median, delta, exists, low, high;
 };
 constexpr std::size_t kWireNumbers = sizeof(WireRow) / sizeof(double);
-static_assert(std::is_trivially_copyable_v<WireRow> && sizeof(WireRow) == 15 * sizeof(double));
+static_assert(std::is_trivially_copyable_v<WireRow> && sizeof(WireRow) == 17 * sizeof(double));
 struct Row {
   std::string communicator;
   WireRow wire;
@@ -76,6 +76,8 @@ report::InterleaveComparison to_report(const Row& row, const config::InterleaveS
       .figure = kFigureNames[static_cast<std::size_t>(wire.figure)],
       .side = sides.sides[static_cast<std::size_t>(wire.side)].name,
       .blocks = static_cast<std::uint64_t>(wire.blocks),
+      .positive = static_cast<std::uint64_t>(wire.positive),
+      .negative = static_cast<std::uint64_t>(wire.negative),
       .calls = static_cast<std::uint64_t>(wire.calls),
       .baseline_calls = static_cast<std::uint64_t>(wire.baseline_calls),
       .median = wire.median,
@@ -208,7 +210,8 @@ std::vector<Row> own_rows(const std::list<CommSides>& comms, int sides, int run,
            {static_cast<double>(comm.size), static_cast<double>(compared.key.operation),
             static_cast<double>(compared.key.bytes), static_cast<double>(compared.key.root),
             static_cast<double>(compared.figure), static_cast<double>(paired.side),
-            static_cast<double>(paired.blocks), static_cast<double>(paired.calls),
+            static_cast<double>(paired.blocks), static_cast<double>(paired.positive),
+            static_cast<double>(paired.negative), static_cast<double>(paired.calls),
             static_cast<double>(paired.baseline_calls), paired.median, paired.baseline_median,
             delta.median, delta.exists ? 1.0 : 0.0, delta.exists ? delta.low : 0.0,
             delta.exists ? delta.high : 0.0}});

@@ -1,0 +1,103 @@
+"""harmonize-ab --interleave --until-decided: each comparison's sign test
+pooled over the interleaved runs so far, under a rule that keeps its level
+however often it is looked at. Pure functions.
+
+Why pooling blocks across runs is sound: inside a block the schedule drew
+the order of the sides at random, so where the sides do not differ a
+block's difference is as likely above zero as below, whatever run it is in
+and whatever speed state that run landed in. The count of positive blocks of
+all runs together is then Binomial(blocks, 1/2) exactly, at every look: the
+unit stays the block, and a round adds calls (blocks), not a new kind of
+sample.
+
+Why the level holds under repeated looks: look k (after k runs) tests each
+of the m comparisons at family_level / (m x max_looks). Whatever rule stops
+the rounds, a false decision at any look of any comparison has probability
+at most the sum of those levels, family_level (Bonferroni over the
+comparisons and over every look the budget allows). A decision is kept from
+the look that made it.
+"""
+import math
+from statistics import median
+
+FAMILY_LEVEL = 0.05
+DEFAULT_MAX_RUNS = 5  # interleaved runs: the looks the level is divided among
+# What --decide-on names, as the library's figures (the interleaved
+# comparison has t_global and the slowest member's own time).
+FIGURE_OF = {"t_global": "t_global", "local": "local_max"}
+
+
+def sign_test_p(positive, negative):
+    """The two-sided exact sign test's p: P(a fair coin's count is at least
+    as far from half as this one). 1 without blocks."""
+    n = positive + negative
+    if n == 0:
+        return 1.0
+    k = min(positive, negative)
+    log_half = n * math.log(2.0)
+    total = 0.0
+    # Down from k: the terms fall faster than geometrically below n/2.
+    for i in range(k, -1, -1):
+        term = math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - log_half)
+        total += term
+        if term < total * 1e-17:
+            break
+    return min(1.0, 2.0 * total)
+
+
+def level_each(comparisons, max_looks, family_level=FAMILY_LEVEL):
+    """The level of one comparison at one look."""
+    return family_level / (max(comparisons, 1) * max(max_looks, 1))
+
+
+def comparison_key(row):
+    return (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"], row["figure"])
+
+
+def pooled_verdicts(runs, max_looks, family_level=FAMILY_LEVEL):
+    """One row per comparison of the interleaved runs so far (each run its
+    report's "interleave", in the order run): per look the blocks' signs
+    summed over the runs up to it, the sign test's p, and the first look
+    whose p is at or below level_each (then the direction: higher when more
+    blocks were positive). A run without a comparison adds no blocks to it."""
+    keys = []
+    per_run = []
+    for info in runs:
+        rows = {}
+        for row in info.get("comparisons") or []:
+            key = comparison_key(row)
+            rows[key] = row
+            if key not in keys:
+                keys.append(key)
+        per_run.append(rows)
+    each = level_each(len(keys), max_looks, family_level)
+    result = []
+    for key in keys:
+        positive = negative = 0
+        decided_at, verdict, p = None, "undecided", 1.0
+        for look, rows in enumerate(per_run, 1):
+            row = rows.get(key)
+            if row is not None:
+                positive += int(row.get("positive_blocks") or 0)
+                negative += int(row.get("negative_blocks") or 0)
+            p = sign_test_p(positive, negative)
+            if decided_at is None and p <= each:
+                decided_at, verdict = look, ("higher" if positive > negative else "lower")
+        deltas = [rows[key]["delta"] if key in rows else None for rows in per_run]
+        known = [delta for delta in deltas if delta is not None]
+        communicator, operation, size, root, side, figure = key
+        result.append({"communicator": communicator, "operation": operation, "bytes": size, "root": root,
+                       "side": side, "figure": figure, "positive_blocks": positive,
+                       "negative_blocks": negative, "p": p, "level_each": each, "decided_at": decided_at,
+                       "verdict": verdict, "deltas": deltas, "median_delta": median(known) if known else None})
+    return result
+
+
+def open_rows(rows, decide_on):
+    """The rows of the figure --decide-on names that no look has decided,
+    as decide.open_sizes lists them."""
+    figure = FIGURE_OF[decide_on]
+    return [{"size": f"{row['communicator']} {row['operation']} {row['bytes']} B, side {row['side']}",
+             "reason": f"{row['positive_blocks']} blocks above, {row['negative_blocks']} below "
+                       f"(p {row['p']:.2g} > {row['level_each']:.2g})"}
+            for row in rows if row["figure"] == figure and row["decided_at"] is None]
