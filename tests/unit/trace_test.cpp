@@ -1,12 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "common/collective_kind.hpp"
 #include "config/trace_window.hpp"
 #include "harmonize/trace/call_window.hpp"
 #include "harmonize/trace/events.hpp"
+#include "harmonize/trace/packed_bytes.hpp"
 
 using harmonize::Collective;
 using harmonize::TraceWindow;
@@ -43,6 +45,42 @@ TEST_CASE("the trace window keeps the first and the last N calls, all, or a rang
   CHECK(kept_of(parsed("all"), 5) == std::vector<int>{0, 1, 2, 3, 4});
   CHECK(kept_of(parsed("2:4"), 10) == std::vector<int>{2, 3});
   CHECK(kept_of(parsed("20:30"), 10).empty());
+}
+
+TEST_CASE("released events still count as kept, not dropped", "[trace]") {
+  CallWindow<int> w(parsed("3"));
+  for (int i = 0; i < 11; ++i) w.add(static_cast<std::uint64_t>(i), i);
+  w.release();
+  CHECK(w.kept().empty());
+  CHECK(w.seen() == 11);
+  CHECK(w.dropped() == 5);
+}
+
+TEST_CASE("packed bytes carry what was appended, whatever its length", "[trace]") {
+  PackedBytes packed;
+  CHECK(packed.bytes().empty());
+  packed.append_value(std::int32_t{-7});
+  packed.append("abcde");  // not a multiple of 8 with the 4 before
+  packed.append(std::string_view());
+  packed.append("fghijklmnopq");
+  const std::string expected_tail = "abcdefghijklmnopq";
+  REQUIRE(packed.bytes().size() == 4 + expected_tail.size());
+  CHECK(packed.bytes().substr(4) == expected_tail);
+  const std::vector<double> words = packed.take();
+  CHECK(words.size() == 1 + (4 + expected_tail.size() + 7) / 8);
+  CHECK(packed.bytes().empty());
+  const auto carried = unpacked(words);
+  REQUIRE(carried);
+  CHECK(carried->substr(4) == expected_tail);
+  std::int32_t first = 0;
+  std::memcpy(&first, carried->data(), sizeof first);
+  CHECK(first == -7);
+  // A count beyond the message is refused, an empty message too.
+  std::vector<double> lying = words;
+  const std::uint64_t too_many = 8 * words.size();
+  std::memcpy(lying.data(), &too_many, sizeof too_many);
+  CHECK_FALSE(unpacked(lying));
+  CHECK_FALSE(unpacked(std::vector<double>{}));
 }
 
 TEST_CASE("trace windows are read and written back, and bad ones say why", "[trace][config]") {

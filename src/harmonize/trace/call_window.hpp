@@ -50,7 +50,14 @@ class CallWindow {
     return events;
   }
   std::uint64_t seen() const { return seen_; }
-  std::uint64_t dropped() const { return seen_ - head_.size() - tail_.size(); }
+  std::uint64_t dropped() const { return seen_ - head_.size() - tail_.size() - released_; }
+  // The kept events' memory back, once they are rendered; they still count
+  // as kept, not dropped.
+  void release() {
+    released_ += head_.size() + tail_.size();
+    std::vector<Event>().swap(head_);
+    std::vector<Event>().swap(tail_);
+  }
 
  private:
   TraceWindow window_;
@@ -58,6 +65,7 @@ class CallWindow {
   std::vector<Event> tail_;
   std::size_t next_ = 0;
   std::uint64_t seen_ = 0;
+  std::uint64_t released_ = 0;
 };
 
 }  // namespace harmonize::trace

@@ -107,6 +107,14 @@ class RankTrace {
   const std::vector<std::unique_ptr<CommTrace>>& comms() const { return comms_; }
   // Events seen but not kept, of all communicators.
   std::uint64_t dropped() const;
+  // Every communicator's events released (CallWindow::release), at the end.
+  void release_events() {
+    for (const auto& trace : comms_) {
+      trace->barriers.release();
+      trace->collectives.release();
+      trace->syncs.release();
+    }
+  }
   // The world clock's sync at MPI_Init, drawn on the job's first communicator.
   std::optional<SyncEvent> first_sync;
 

@@ -12,6 +12,7 @@
 #include "common/raw_bytes.hpp"
 #include "config/trace_window.hpp"
 #include "harmonize/trace/otf2_archive.hpp"
+#include "harmonize/trace/packed_bytes.hpp"
 #include "harmonize/trace/spans.hpp"
 #include "report/report_fallback.hpp"
 #include "report/report_file.hpp"
@@ -28,6 +29,8 @@ namespace {
 // child and its parent MPI keeps them in that order. GroupTransport's tags
 // start at 1.
 constexpr int kTreeTag = 0;
+// Room for the file's tail (its metadata) when the text is reserved.
+constexpr std::size_t kTailReserve = 64 * 1024;
 
 // One rank's part of the timeline: its trace-event JSON and its OTF2 spans
 // (trace::encode), each empty when not asked for or when the rank had no
@@ -40,13 +43,13 @@ struct RankPart {
 };
 
 // A subtree's parts travel as one byte string (rank, lengths, bytes) packed
-// into doubles, the tree's unit: the first double holds the byte count.
-void append_part(std::string& out, const RankPart& part) {
-  append_raw(out, static_cast<std::int32_t>(part.rank));
-  append_raw(out, static_cast<std::uint64_t>(part.json.size()));
-  out += part.json;
-  append_raw(out, static_cast<std::uint64_t>(part.otf2.size()));
-  out += part.otf2;
+// into doubles, the tree's unit.
+void append_part(PackedBytes& out, const RankPart& part) {
+  out.append_value(static_cast<std::int32_t>(part.rank));
+  out.append_value(static_cast<std::uint64_t>(part.json.size()));
+  out.append(part.json);
+  out.append_value(static_cast<std::uint64_t>(part.otf2.size()));
+  out.append(part.otf2);
 }
 
 // The parts of `bytes`; nullopt if it is not a sequence of parts.
@@ -72,22 +75,6 @@ std::optional<std::vector<RankPart>> parts_of(std::string_view bytes) {
     parts.push_back(std::move(part));
   }
   return parts;
-}
-
-std::vector<double> packed(const std::string& bytes) {
-  std::vector<double> out(1 + (bytes.size() + sizeof(double) - 1) / sizeof(double));
-  const std::uint64_t length = bytes.size();
-  std::memcpy(out.data(), &length, sizeof length);
-  if (!bytes.empty()) std::memcpy(out.data() + 1, bytes.data(), bytes.size());
-  return out;
-}
-
-std::optional<std::string_view> unpacked(std::span<const double> message) {
-  if (message.empty()) return std::nullopt;
-  std::uint64_t length = 0;
-  std::memcpy(&length, message.data(), sizeof length);
-  if (length > (message.size() - 1) * sizeof(double)) return std::nullopt;
-  return std::string_view(reinterpret_cast<const char*>(message.data() + 1), length);
 }
 
 std::string with_item(const std::string& list, const std::string& item) {
@@ -194,7 +181,7 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
       return std::string();
     }
   };
-  std::string subtree;
+  PackedBytes subtree;
   try {
     const std::string own_json = !json ? std::string() : rendered([&] {
       return render_events(trace_, {node_.index, world_rank_, origin[0]},
@@ -203,6 +190,8 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
     const std::string own_otf2 = !otf2 ? std::string() : rendered([&] {
       return encode({node_.index, host, std::move(spans.spans)});
     });
+    // Rendered: the events are not needed while the tree runs.
+    trace_.release_events();
     append_part(subtree, {.rank = world_rank_, .json = own_json, .otf2 = own_otf2});
   } catch (const std::exception&) {
     subtree.clear();  // rank 0 names this rank as missing
@@ -213,7 +202,7 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
                            [&](std::span<const double> child) {
                              const std::optional<std::string_view> bytes = unpacked(child);
                              if (!bytes || !parts_of(*bytes)) return false;
-                             subtree += *bytes;
+                             subtree.append(*bytes);
                              return true;
                            },
                        .missing =
@@ -222,14 +211,9 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
                                  lost, "message " + std::to_string(gone.step) + " to world rank " +
                                            std::to_string(world_rank_) + ": " + gone.what);
                            },
-                       // Not kept once packed: a rank below world rank 0
-                       // is done with it, and holds one copy, not two.
-                       .encode =
-                           [&] {
-                             std::vector<double> up = packed(subtree);
-                             std::string().swap(subtree);
-                             return up;
-                           }});
+                       // Given up, not copied: a rank below world rank 0
+                       // is done with it.
+                       .encode = [&] { return subtree.take(); }});
   if (world_rank_ != 0) {
     // World rank 0 names the ranks; the cause is seen here.
     if (!lost.empty())
@@ -239,13 +223,20 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
 
   std::vector<RankPart> by_rank(static_cast<std::size_t>(world_size_));
   std::vector<bool> arrived(by_rank.size(), false);
-  for (const RankPart& part : parts_of(subtree).value_or(std::vector<RankPart>{})) {
+  for (const RankPart& part : parts_of(subtree.bytes()).value_or(std::vector<RankPart>{})) {
     if (part.rank < 0 || part.rank >= world_size_) continue;
     arrived[static_cast<std::size_t>(part.rank)] = true;
     by_rank[static_cast<std::size_t>(part.rank)] = part;
   }
   std::string text;
-  if (json) text = file_head(origin[0]);
+  if (json) {
+    // One allocation: a text grown by doubling holds both copies at each step.
+    std::size_t parts_bytes = 0;
+    for (std::size_t rank = 0; rank < by_rank.size(); ++rank)
+      if (arrived[rank]) parts_bytes += by_rank[rank].json.size();
+    text = file_head(origin[0]);
+    text.reserve(text.size() + parts_bytes + kTailReserve);
+  }
   std::vector<LocationPart> locations(otf2 ? by_rank.size() : 0);
   std::string missing = lost_ranges(arrived);
   if (!missing.empty() && !lost.empty()) missing += " (" + lost + ")";
@@ -272,7 +263,7 @@ void TimelineWriter::finish(MPI_Comm world, const sync::Layout& layout) {
   if (json) {
     // Every part is copied out (the text, the decoded locations): the bytes
     // they were views into go before the file's text grows its tail.
-    std::string().swap(subtree);
+    subtree.clear();
     text += file_tail(window, world_size_, dropped_total);
     write_json(path, text);
   }
