@@ -27,6 +27,39 @@ def test_a_long_run_s_tail_is_tiny_not_zero():
     assert 1e-10 < p < 1e-8
 
 
+def test_the_runs_spread_is_their_counts_variance_about_each_comparison_s_mean():
+    # One comparison: runs at z = +2 and -2 (100 blocks: 60/40, 40/60), about
+    # a mean of 0: (4 + 4) / 1. Another with one run only adds nothing.
+    assert sequential.standardized(60, 40) == pytest.approx(2.0)
+    assert sequential.dispersion([[(60, 40), (40, 60)], [(70, 30)]]) == pytest.approx(8.0)
+    # Runs that agree spread less than the coin: the coin's variance stands.
+    assert sequential.dispersion([[(60, 40), (60, 40)]]) == 1.0
+    assert sequential.dispersion([[(60, 40)]]) == 1.0
+    assert sequential.dispersion([[(0, 0), (60, 40)]]) == 1.0  # a run without blocks is not a run here
+
+
+def test_a_wide_spread_makes_the_pooled_test_more_careful():
+    assert sequential.pooled_p(60, 40, 1.0) == sequential.sign_test_p(60, 40)
+    # z = 2 with the variance 4 times the coin's: the normal tail at z = 1.
+    assert sequential.pooled_p(60, 40, 4.0) == pytest.approx(0.3173105, rel=1e-6)
+    assert sequential.pooled_p(60, 40, 1.01) >= sequential.sign_test_p(60, 40)
+
+
+def test_runs_that_disagree_are_not_pooled_into_a_decision():
+    # Two runs leaning hard opposite ways at one size, two quiet sizes: the
+    # pooled count alone (about 1 000 above of 1 800) would decide; the runs'
+    # spread says they do not agree.
+    runs = [comparisons((8, "t_global", 1e-6, 700, 300), (16, "t_global", 0.0, 500, 500),
+                        (32, "t_global", 0.0, 505, 495)),
+            comparisons((8, "t_global", -1e-6, 300, 500), (16, "t_global", 0.0, 498, 502),
+                        (32, "t_global", 0.0, 500, 500))]
+    rows = {row["bytes"]: row for row in sequential.pooled_verdicts(runs, max_looks=2)}
+    assert sequential.sign_test_p(1000, 800) < 0.05 / (3 * 2)
+    assert rows[8]["dispersion"] > 10
+    assert rows[8]["decided_at"] == 1  # the first run alone decided it, exactly
+    assert rows[8]["verdict"] == "higher"
+
+
 def comparisons(*rows):
     return {"comparisons": [{"communicator": "MPI_COMM_WORLD", "operation": "allreduce", "bytes": size,
                              "root": -1, "side": "B", "figure": figure, "delta": delta,
@@ -35,22 +68,25 @@ def comparisons(*rows):
 
 
 def test_runs_pool_their_blocks_and_a_decision_is_kept_from_its_look():
-    runs = [comparisons((8, "t_global", 1e-6, 30, 20), (16, "t_global", -1e-6, 20, 30)),
-            comparisons((8, "t_global", 2e-6, 60, 10), (16, "t_global", 0.0, 25, 25)),
-            comparisons((8, "t_global", 0.0, 25, 25))]  # size 16 missing in run 3
+    # Runs that agree (each size's counts alike in every run: the coin's
+    # spread), size 16 missing in run 3.
+    runs = [comparisons((8, "t_global", 1e-6, 35, 15), (16, "t_global", -1e-6, 20, 30)),
+            comparisons((8, "t_global", 2e-6, 35, 15), (16, "t_global", 0.0, 20, 30)),
+            comparisons((8, "t_global", 0.0, 35, 15))]
     rows = {row["bytes"]: row for row in sequential.pooled_verdicts(runs, max_looks=4)}
     assert rows[8]["level_each"] == pytest.approx(0.05 / (2 * 4))
-    assert (rows[8]["positive_blocks"], rows[8]["negative_blocks"]) == (115, 55)
-    assert rows[8]["p"] == pytest.approx(sequential.sign_test_p(115, 55))
-    # After run 1, 30/20 is p 0.2: not decided; after run 2, 90/30 is.
+    assert rows[8]["dispersion"] == 1.0
+    assert (rows[8]["positive_blocks"], rows[8]["negative_blocks"]) == (105, 45)
+    assert rows[8]["p"] == pytest.approx(sequential.sign_test_p(105, 45))
+    # After run 1, 35/15 is p 0.0066 > 0.05 / 8: not decided; after run 2, 70/30 is.
     assert rows[8]["decided_at"] == 2 and rows[8]["verdict"] == "higher"
     assert rows[8]["deltas"] == [1e-6, 2e-6, 0.0] and rows[8]["median_delta"] == 1e-6
-    assert (rows[16]["positive_blocks"], rows[16]["negative_blocks"]) == (45, 55)
+    assert (rows[16]["positive_blocks"], rows[16]["negative_blocks"]) == (40, 60)
     assert rows[16]["decided_at"] is None and rows[16]["verdict"] == "undecided"
     assert rows[16]["deltas"] == [-1e-6, 0.0, None]
     assert sequential.open_rows(list(rows.values()), "t_global") == [
         {"size": "MPI_COMM_WORLD allreduce 16 B, side B",
-         "reason": f"45 blocks above, 55 below (p {rows[16]['p']:.2g} > {0.05 / 8:.2g})"}]
+         "reason": f"40 blocks above, 60 below (p {rows[16]['p']:.2g} > {0.05 / 8:.2g})"}]
     assert sequential.open_rows(list(rows.values()), "local") == []  # no local_max rows here
 
 

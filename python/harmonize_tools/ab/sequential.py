@@ -10,6 +10,18 @@ all runs together is then Binomial(blocks, 1/2) exactly, at every look: the
 unit stays the block, and a round adds calls (blocks), not a new kind of
 sample.
 
+Why the runs' spread widens it: the sign test takes the blocks as independent
+fair coins. Measured over TCP the runs' counts spread a little more than
+that (each size's standardized count had a standard deviation of 1.07 over
+660 runs where 1 is the coin's), and where the difference itself moves
+between runs (a speed state changing how two barriers' exits meet the call)
+pooling would take one run's lean for the machine's. So from the second look
+on, the pooled count is tested with its variance scaled by the dispersion the
+runs show: each comparison's standardized count per run about its own mean
+over the runs, pooled over the comparisons (a quasi-binomial test; never
+below the coin's). The first look has no spread to see and is the exact
+sign test.
+
 Why the level holds under repeated looks: look k (after k runs) tests each
 of the m comparisons at family_level / (m x max_looks). Whatever rule stops
 the rounds, a false decision at any look of any comparison has probability
@@ -45,6 +57,40 @@ def sign_test_p(positive, negative):
     return min(1.0, 2.0 * total)
 
 
+def standardized(positive, negative):
+    """The sign count's distance from half in the coin's standard deviations
+    (None without blocks)."""
+    n = positive + negative
+    return None if n == 0 else (positive - n / 2) / math.sqrt(n / 4)
+
+
+def dispersion(counts_by_run):
+    """The runs' spread: for each comparison its runs' standardized counts
+    about their mean, squared and summed over the comparisons, over the
+    degrees of freedom (runs - 1 each); at least 1 (the coin's), and 1 when
+    no comparison has two runs. `counts_by_run`: per comparison, its
+    (positive, negative) per run."""
+    total, freedom = 0.0, 0
+    for counts in counts_by_run:
+        scores = [z for z in (standardized(p, n) for p, n in counts) if z is not None]
+        if len(scores) < 2:
+            continue
+        mean = sum(scores) / len(scores)
+        total += sum((z - mean) ** 2 for z in scores)
+        freedom += len(scores) - 1
+    return max(1.0, total / freedom) if freedom else 1.0
+
+
+def pooled_p(positive, negative, spread):
+    """The pooled count's two-sided p: the exact sign test's, or with its
+    variance scaled by `spread` (> 1) the normal tail, whichever is larger."""
+    exact = sign_test_p(positive, negative)
+    if spread <= 1.0:
+        return exact
+    z = standardized(positive, negative)
+    return max(exact, math.erfc(abs(z) / math.sqrt(2 * spread))) if z is not None else exact
+
+
 def level_each(comparisons, max_looks, family_level=FAMILY_LEVEL):
     """The level of one comparison at one look."""
     return family_level / (max(comparisons, 1) * max(max_looks, 1))
@@ -71,16 +117,18 @@ def pooled_verdicts(runs, max_looks, family_level=FAMILY_LEVEL):
                 keys.append(key)
         per_run.append(rows)
     each = level_each(len(keys), max_looks, family_level)
+    counts = {key: [(int(rows[key].get("positive_blocks") or 0), int(rows[key].get("negative_blocks") or 0))
+                    if key in rows else (0, 0) for rows in per_run] for key in keys}
+    # The spread each look sees: of the runs up to it.
+    spreads = [dispersion([counts[key][:look] for key in keys]) for look in range(1, len(per_run) + 1)]
     result = []
     for key in keys:
         positive = negative = 0
         decided_at, verdict, p = None, "undecided", 1.0
-        for look, rows in enumerate(per_run, 1):
-            row = rows.get(key)
-            if row is not None:
-                positive += int(row.get("positive_blocks") or 0)
-                negative += int(row.get("negative_blocks") or 0)
-            p = sign_test_p(positive, negative)
+        for look, (more_positive, more_negative) in enumerate(counts[key], 1):
+            positive += more_positive
+            negative += more_negative
+            p = pooled_p(positive, negative, spreads[look - 1])
             if decided_at is None and p <= each:
                 decided_at, verdict = look, ("higher" if positive > negative else "lower")
         deltas = [rows[key]["delta"] if key in rows else None for rows in per_run]
@@ -89,6 +137,7 @@ def pooled_verdicts(runs, max_looks, family_level=FAMILY_LEVEL):
         result.append({"communicator": communicator, "operation": operation, "bytes": size, "root": root,
                        "side": side, "figure": figure, "positive_blocks": positive,
                        "negative_blocks": negative, "p": p, "level_each": each, "decided_at": decided_at,
+                       "dispersion": spreads[-1] if spreads else 1.0,
                        "verdict": verdict, "deltas": deltas, "median_delta": median(known) if known else None})
     return result
 
