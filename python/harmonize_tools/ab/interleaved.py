@@ -67,6 +67,12 @@ def run_comparisons(reports):
     return [report["interleave"] for report in reports if isinstance(report.get("interleave"), dict)]
 
 
+def comparison_key(row):
+    """What names one comparison of a report's "interleave" across runs:
+    communicator, key, side and figure."""
+    return (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"], row["figure"])
+
+
 def across_runs(runs):
     """Several interleaved runs of one plan: per communicator, key, side and
     figure, each run's delta and decision, and whether they agree. Within a
@@ -76,8 +82,7 @@ def across_runs(runs):
     found = {}
     for number, info in enumerate(runs):
         for row in info.get("comparisons") or []:
-            key = (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"],
-                   row["figure"])
+            key = comparison_key(row)
             entry = found.setdefault(key, {"deltas": [None] * len(runs), "signs": [0] * len(runs)})
             entry["deltas"][number] = row["delta"]
             if row["decided"]:

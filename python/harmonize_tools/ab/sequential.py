@@ -32,6 +32,8 @@ the look that made it.
 import math
 from statistics import median
 
+from .interleaved import comparison_key
+
 FAMILY_LEVEL = 0.05
 DEFAULT_MAX_RUNS = 5  # interleaved runs: the looks the level is divided among
 # What --decide-on names, as the library's figures (the interleaved
@@ -94,10 +96,6 @@ def pooled_p(positive, negative, spread):
 def level_each(comparisons, max_looks, family_level=FAMILY_LEVEL):
     """The level of one comparison at one look."""
     return family_level / (max(comparisons, 1) * max(max_looks, 1))
-
-
-def comparison_key(row):
-    return (row["communicator"], row["operation"], row["bytes"], row["root"], row["side"], row["figure"])
 
 
 def pooled_verdicts(runs, max_looks, family_level=FAMILY_LEVEL):
