@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <optional>
 #include <span>
