@@ -90,6 +90,19 @@ def test_runs_pool_their_blocks_and_a_decision_is_kept_from_its_look():
     assert sequential.open_rows(list(rows.values()), "local") == []  # no local_max rows here
 
 
+def test_undecided_rooted_comparisons_name_their_root():
+    # Two bcast comparisons that differ only by root must read apart in the
+    # list of what is left undecided; a report's -1 is no root at all.
+    runs = [{"comparisons": [{"communicator": "MPI_COMM_WORLD", "operation": operation, "bytes": 8,
+                              "root": root, "side": "B", "figure": "t_global", "delta": 0.0,
+                              "positive_blocks": 50, "negative_blocks": 50}
+                             for operation, root in (("bcast", 0), ("bcast", 1), ("allreduce", -1))]}]
+    rows = sequential.pooled_verdicts(runs, max_looks=1)
+    assert [row["size"] for row in sequential.open_rows(rows, "t_global")] == [
+        "MPI_COMM_WORLD bcast 8 B, root 0, side B", "MPI_COMM_WORLD bcast 8 B, root 1, side B",
+        "MPI_COMM_WORLD allreduce 8 B, side B"]
+
+
 def simulated(seed, probability_above, looks, keys=8, blocks=150):
     """One sequence of `looks` interleaved runs whose blocks are each above
     zero with `probability_above`; the pooled rows after the last look."""

@@ -563,6 +563,10 @@ def test_mpich_choices_keep_the_conditions_the_library_uses_them_under():
     (["--mpi", "openmpi", "--max-runs", "9"], "--max-runs needs --until-decided"),
     (["--mpi", "openmpi", "--until-decided", "--max-time", "soon"], "--max-time 'soon'"),
     (["--mpi", "openmpi", "--timeout", "0"], "--timeout must be a positive"),
+    (["--mpi", "openmpi", "--interleave", "--arrival", "rank:0:10us"], "--arrival with --interleave"),
+    (["--mpi", "openmpi", "--interleave", "--interleave-run", "0"], "--interleave-run must be from 1"),
+    (["--mpi", "openmpi", "--interleave", "--until-decided", "--max-runs", "0"],
+     "--max-runs 0: deciding needs at least 1 run"),
 ])
 def test_usage_errors_say_what_before_any_run(tmp_path, arguments, message):
     result = tune(tmp_path / "out", *arguments)

@@ -248,8 +248,9 @@ def run_rounds(args, plan, output):
             say("harmonize-ab", f"until decided: {stopped} after {plan['runs']} runs per side", args.quiet)
             return statuses, decide.record(args.decide_on, plan["runs"], elapsed, stopped, summary, still_open)
         first = f"{still_open[0]['size']}: {still_open[0]['reason']}" + (", ..." if len(still_open) > 1 else "")
-        say("harmonize-ab", f"until decided: {len(still_open)} of {len(summary['collectives'])} sizes undecided "
-            f"after {plan['runs']} runs per side ({first}); one more run per side", args.quiet)
+        what = "comparisons" if summary.get("interleaved_pooled") is not None else "sizes"
+        say("harmonize-ab", f"until decided: {len(still_open)} of {decide.compared(summary, args.decide_on)} {what} "
+            f"undecided after {plan['runs']} runs per side ({first}); one more run per side", args.quiet)
         plan["runs"] += 1
         write_json(output / "plan.json", plan)
         statuses += run_all(plan, output, Path(plan["harmonize_run"]), args.timeout, quiet=args.quiet,

@@ -11,6 +11,7 @@ nothing ever decides it: hence the budget.
 """
 from ..common import CLOCK_UNITS, parse_duration
 from . import sequential
+from .interleaved import key_label
 from .per_call import MIN_RUNS_TO_DECIDE
 
 DEFAULT_MAX_RUNS = 20  # per side
@@ -66,12 +67,6 @@ def check_sides(pair, modes):
                          f"{pair[1]}; side {off[0]} runs in mode off, which times nothing")
 
 
-def key_label(row):
-    """'MPI_COMM_WORLD allreduce 8 B' (with ', root 0' where there is one)."""
-    root = "" if row["root"] is None else f", root {row['root']}"
-    return f"{row['communicator']} {row['operation']} {row['bytes']} B{root}"
-
-
 def open_sizes(summary, figure):
     """[{size, reason, delta...}] of the compared keys whose delta of
     `figure` is not decided (no delta at all: 'no per-call histograms');
@@ -108,10 +103,16 @@ def stop_reason(summary, figure, still_open, runs, limits, elapsed, round_second
     return None
 
 
+def compared(summary, figure):
+    """How many comparisons --until-decided waits on: the compared sizes, or
+    interleaved the pooled comparisons (size x side) of `figure`."""
+    pooled = summary.get("interleaved_pooled")
+    if pooled is None:
+        return len(summary.get("collectives") or [])
+    return len([row for row in pooled if row["figure"] == sequential.FIGURE_OF[figure]])
+
+
 def record(figure, runs, elapsed, stopped, summary, still_open):
     """summary["until_decided"]: what was decided, when and why it stopped."""
-    pooled = summary.get("interleaved_pooled")
-    sizes = (len([row for row in pooled if row["figure"] == sequential.FIGURE_OF[figure]])
-             if pooled is not None else len(summary.get("collectives") or []))
     return {"figure": figure, "runs_per_side": runs, "seconds": round(elapsed, 3), "stopped": stopped,
-            "sizes": sizes, "undecided": still_open}
+            "sizes": compared(summary, figure), "undecided": still_open}

@@ -67,6 +67,13 @@ def run_comparisons(reports):
     return [report["interleave"] for report in reports if isinstance(report.get("interleave"), dict)]
 
 
+def key_label(row):
+    """'MPI_COMM_WORLD allreduce 8 B' (with ', root 0' where there is one: the
+    reports write no root as -1, the per-call tables as None)."""
+    root = "" if row["root"] is None or row["root"] < 0 else f", root {row['root']}"
+    return f"{row['communicator']} {row['operation']} {row['bytes']} B{root}"
+
+
 def comparison_key(row):
     """What names one comparison of a report's "interleave" across runs:
     communicator, key, side and figure."""

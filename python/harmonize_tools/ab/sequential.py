@@ -12,8 +12,9 @@ sample.
 
 Why the runs' spread widens it: the sign test takes the blocks as independent
 fair coins. Measured over TCP the runs' counts spread a little more than
-that (each size's standardized count had a standard deviation of 1.07 over
-660 runs where 1 is the coin's), and where the difference itself moves
+that in the first 120 A/A runs (each size's standardized count had a
+standard deviation of 1.07 where 1 is the coin's; 1.01 over 360 runs), and
+where the difference itself moves
 between runs (a speed state changing how two barriers' exits meet the call)
 pooling would take one run's lean for the machine's. So from the second look
 on, the pooled count is tested with its variance scaled by the dispersion the
@@ -32,7 +33,7 @@ the look that made it.
 import math
 from statistics import median
 
-from .interleaved import comparison_key
+from .interleaved import comparison_key, key_label
 
 FAMILY_LEVEL = 0.05
 DEFAULT_MAX_RUNS = 5  # interleaved runs: the looks the level is divided among
@@ -144,7 +145,7 @@ def open_rows(rows, decide_on):
     """The rows of the figure --decide-on names that no look has decided,
     as decide.open_sizes lists them."""
     figure = FIGURE_OF[decide_on]
-    return [{"size": f"{row['communicator']} {row['operation']} {row['bytes']} B, side {row['side']}",
+    return [{"size": f"{key_label(row)}, side {row['side']}",
              "reason": f"{row['positive_blocks']} blocks above, {row['negative_blocks']} below "
                        f"(p {row['p']:.2g} > {row['level_each']:.2g})"}
             for row in rows if row["figure"] == figure and row["decided_at"] is None]

@@ -3,6 +3,7 @@ measurements, and write the MPI library's own decision file.
 
 usage: harmonize-tune [--collectives allreduce,bcast] [--sizes MIN:MAX]
                       [--runs N | --until-decided [--max-runs N] [--max-time T]]
+                      [--interleave [--interleave-run N]]
                       [--mpi openmpi|mpich] [--arrival PATTERN] [--compare-usual]
                       [--timeout SECONDS] [--no-verify] -o DIR -- LAUNCHER [ARGS] BENCHMARK [ARGS]
        harmonize-tune --check FILE [--mpi openmpi] [-- LAUNCHER [ARGS]]
@@ -30,6 +31,15 @@ size's choice could still change (an algorithm not yet told from the default
 measures faster than the choice), within --max-runs per algorithm (default
 20) and --max-time per collective (default 1h). The verification is run the
 same way, until each file's effect is decided.
+
+--interleave: every algorithm a side of one run instead (HARMONIZE_INTERLEAVE:
+the library switches the algorithm at each barrier), eight sides a run at
+the most (more in several, each led by the default), --interleave-run calls
+of an algorithm in a row (default 8); the choice from the paired blocks,
+pooled over runs and groups, by the sign test at 5 % family-wise over every
+size and algorithm (the ratio shown with its p); a run that fails is run
+again one algorithm beside the default at a time; the verification is
+interleaved as well (docs/tuning.md, "Interleaved").
 
 --arrival PATTERN chooses a second time with every side under that arrival
 pattern, and shows both choices side by side. --compare-usual also ranks the
@@ -82,6 +92,11 @@ from .tables import (decisions_csv, draw_heatmaps, dropped_text, side_by_side, t
                      usual_text, verification_csv, verification_text)
 
 EXIT_USAGE, EXIT_NO_RUNS = 2, 3
+# Calls of one algorithm in a row, interleaved: measured over TCP (osu_allreduce,
+# 2 ranks), a call right after another algorithm's ran 30-80 % slower when the
+# algorithms alternated call by call, and within 5 % of the algorithm alone
+# from 8 in a row (docs/tuning.md, "Interleaved").
+INTERLEAVE_RUN = 8
 
 
 def build_parser():
@@ -94,8 +109,16 @@ def build_parser():
                              + ", ".join(algorithms_module.COLLECTIVES))
     parser.add_argument("--sizes", help="message sizes MIN:MAX in bytes, handed to the benchmark "
                                         "(OSU -m, IMB -msglog); default: the benchmark's own")
-    parser.add_argument("--runs", "-n", type=int, default=5, help="runs per algorithm (default 5; 3 "
-                                                                  "at least to decide)")
+    parser.add_argument("--runs", "-n", type=int, help="runs per algorithm (default 5; 3 at least to "
+                                                       "decide); with --interleave runs of all of them "
+                                                       "together (default 1)")
+    parser.add_argument("--interleave", action="store_true",
+                        help="every algorithm a side of one interleaved run (HARMONIZE_INTERLEAVE; at most "
+                             "eight sides a run, more in several), decided from the paired blocks")
+    parser.add_argument("--interleave-run", type=int, default=INTERLEAVE_RUN, metavar="N",
+                        help=f"with --interleave: calls of one algorithm in a row (HARMONIZE_INTERLEAVE_RUN, "
+                             f"default {INTERLEAVE_RUN}: over TCP a call right after another algorithm's runs "
+                             "slower, docs/tuning.md); give the benchmark iterations for enough blocks")
     parser.add_argument("--until-decided", action="store_true",
                         help="add one run per algorithm at a time while a choice could still change")
     parser.add_argument("--max-runs", type=int, metavar="N",
@@ -143,6 +166,13 @@ def run(args, script_dir):
     if unknown or not collectives:
         raise UsageError(f"--collectives: unknown {', '.join(unknown) or '(none)'}; of: "
                          f"{', '.join(algorithms_module.COLLECTIVES)}")
+    if args.runs is None:
+        args.runs = 1 if args.interleave else 5
+    if args.interleave and args.arrival:
+        raise UsageError("--arrival with --interleave: an arrival pattern is a side of its own "
+                         "(harmonize-ab --interleave --sweep ARRIVAL=...); tune under it without --interleave")
+    if not 1 <= args.interleave_run <= 1024:
+        raise UsageError("--interleave-run must be from 1 to 1024 (HARMONIZE_INTERLEAVE_RUN)")
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
     if not args.timeout > 0:
@@ -151,7 +181,7 @@ def run(args, script_dir):
     try:
         args.limits = ab_decide.budget(argparse.Namespace(
             until_decided=args.until_decided, max_runs=args.max_runs, max_time=args.max_time, runs=args.runs,
-            aggregate=False))
+            aggregate=False, interleave=args.interleave))
     except ValueError as error:
         raise UsageError(str(error)) from error
     if args.arrival:
@@ -179,7 +209,7 @@ def run(args, script_dir):
     if not all_rows:
         print("harmonize-tune: error: no usable run: nothing to decide from", file=sys.stderr)
         return EXIT_NO_RUNS
-    table = table_text(all_rows, names)
+    table = table_text(all_rows, names, args.interleave)
     (output / "table.txt").write_text(table)
     (output / "decisions.csv").write_text(decisions_csv(all_rows, names))
     sys.stdout.write(table)
@@ -198,8 +228,9 @@ def run(args, script_dir):
                   f"harmonize-tune {' '.join(command)}\nchosen under {args.arrival}")
     choices = kept_choices(default, choices)
     files, files_choices = {}, {}
-    header = (f"harmonize-tune {' '.join(command)}\nchosen from harmonized per-call t_global (valid calls), "
-              f"{runs_text(args)} per algorithm")
+    measured = ("the paired blocks' t_global (all calls), interleaved" if args.interleave
+                else "harmonized per-call t_global (valid calls)")
+    header = f"harmonize-tune {' '.join(command)}\nchosen from {measured}, {runs_text(args)}"
     if choices:
         files["tuned"], files_choices["tuned"] = output / RULES_FILE[mpi], choices
         write(files["tuned"], choices, header + ("\nnot verified (--no-verify)" if args.no_verify else
@@ -219,7 +250,7 @@ def run(args, script_dir):
     if files and not args.no_verify:
         checked, failed = verify(args, script_dir, mpi, commands, files, files_choices, default, output)
         any_failed |= failed
-        verification = verification_text(checked, names)
+        verification = verification_text(checked, names, args.interleave)
         (output / "verification.txt").write_text(verification)
         (output / "verification.csv").write_text(verification_csv(checked))
         sys.stdout.write(verification)

@@ -79,7 +79,7 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
             if point is not None:
                 row["versus"][algorithm] = per_call.compare_runs(runs_of(point), runs_of(default_point),
                                                                  level=level)
-        faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and c["delta_high"] < 1.0}
+        faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and is_faster(c)}
         row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
         # The default stays either way; a tie when some algorithm could not be told from it.
         row["tie"] = not faster and any(not (c and c["decided"]) for c in row["versus"].values())
@@ -88,6 +88,14 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
         row["no_valid"] = [a for a, point in measured.items() if not runs_of(point)]
         rows.append(row)
     return rows
+
+
+def is_faster(comparison):
+    """Whether a decided comparison found the side faster than the default:
+    its interval below 1, or interleaved its pooled blocks mostly faster."""
+    if comparison.get("delta_high") is None:
+        return comparison["verdict"] == "lower"
+    return comparison["delta_high"] < 1.0
 
 
 def still_open(row):
@@ -132,7 +140,7 @@ def verification_verdict(row, side, default):
     comparison = row["versus"].get(side)
     if not comparison or not comparison["decided"]:
         return "undecided"
-    return "confirmed" if comparison["delta_high"] < 1.0 else "contradicted"
+    return "confirmed" if is_faster(comparison) else "contradicted"
 
 
 def confirmed_choices(choices, rows, side, default):

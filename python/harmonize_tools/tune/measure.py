@@ -5,11 +5,13 @@ at a time while a choice could still change."""
 import time
 
 from ..ab import cli as ab_cli
+from ..ab import interleaved as ab_interleaved
 from ..ab import stats
-from ..ab.results import collect, read_plan, side_points, side_rows
+from ..ab.results import collect, read_plan, side_points, side_reports, side_rows
 from ..common import say
 from . import algorithms as algorithms_module
 from . import decide as decide_module
+from . import interleaved, rules
 
 
 # Open MPI's tuned component reads a forced algorithm or a rules file only with this.
@@ -38,6 +40,12 @@ def run_sides(args, script_dir, directory, sides, command, runs):
     """harmonize-ab's runs of `sides` (its options) into `directory`, continued
     when it holds some; its tables in harmonize-ab.txt there. Its exit status."""
     argv = ["-n", str(runs), "-o", str(directory), "--no-plots", "--timeout", f"{args.timeout:g}", *sides]
+    if getattr(args, "interleave", False):
+        # One job holds every side; harmonize-ab adds runs itself, pooling
+        # their blocks under its sequential rule.
+        argv += ["--interleave", "--decide-on", "t_global", "--set", f"HARMONIZE_INTERLEAVE_RUN={args.interleave_run}"]
+        if args.limits:
+            argv += ["--until-decided", "--max-runs", str(args.limits[0]), "--max-time", f"{args.limits[1]:g}"]
     if (directory / "plan.json").exists():
         argv.append("--resume")
     if args.library:
@@ -86,6 +94,40 @@ def measure(args, script_dir, directory, sides, command, rows_of, is_open, label
         runs += 1
 
 
+def interleaved_runs(directory):
+    """The library's "interleave" of each successful run in a harmonize-ab
+    --interleave directory."""
+    _, ok_runs, _ = runs_of(directory)
+    return ab_interleaved.run_comparisons(side_reports(ok_runs, ab_interleaved.SIDE))
+
+
+def measure_interleaved(args, script_dir, directory, mpi, collective, values, command, label):
+    """Every algorithm of `values` (the default first) a side of interleaved
+    runs, at most eight sides a job (tune/interleaved.side_groups): a list
+    per group of its runs' "interleave", and whether any run failed. A job
+    that fails takes all its sides with it, so a group none of whose runs
+    succeeded is run again one algorithm at a time beside the default: the
+    one that crashes is failed alone, the others decide."""
+    groups = interleaved.side_groups(values, values[0])
+    found, any_failed = [], False
+    for index, group in enumerate(groups, 1):
+        where = directory if len(groups) == 1 else directory / f"sides-{index}"
+        status = run_sides(args, script_dir, where, side_options(mpi, collective, group), command, args.runs)
+        runs = interleaved_runs(where) if (where / "plan.json").exists() else []
+        any_failed |= status not in (0,)
+        if runs or len(group) <= 2:
+            found.append(runs)
+            continue
+        say("harmonize-tune", f"{label}: no interleaved run of {', '.join(group)} succeeded; each algorithm "
+            "again beside the default alone", args.quiet)
+        for algorithm in group[1:]:
+            alone = where / f"alone-{algorithm}"
+            run_sides(args, script_dir, alone, side_options(mpi, collective, [group[0], algorithm]), command,
+                      args.runs)
+            found.append(interleaved_runs(alone) if (alone / "plan.json").exists() else [])
+    return found, any_failed
+
+
 def verify_sides(mpi, collective, files):
     """The library deciding alone, and the library reading each file ({side: path})."""
     if mpi == "openmpi":
@@ -113,7 +155,14 @@ def verify(args, script_dir, mpi, commands, files, files_choices, default, outpu
             continue
         directory = output / "verify" / collective
         say("harmonize-tune", f"{collective}: verifying: default against {', '.join(sides)}, {runs_text(args)} "
-            f"each -> {directory}", args.quiet)
+            f"-> {directory}", args.quiet)
+
+        if args.interleave:
+            checked, failed = verify_interleaved(args, script_dir, directory, mpi, collective, command,
+                                                 {side: files_choices[side] for side in sides}, default)
+            failed_any |= failed
+            rows += checked or []
+            continue
 
         def rows_of(points, collective=collective, sides=sides):
             decided = decide_module.decide(points, collective, "default", list(sides), args.size_range)
@@ -124,6 +173,30 @@ def verify(args, script_dir, mpi, commands, files, files_choices, default, outpu
         failed_any |= failed
         rows += checked or []
     return rows, failed_any
+
+
+def verify_interleaved(args, script_dir, directory, mpi, collective, command, files_choices, default):
+    """The verification interleaved: no MPI reads a decision file per call,
+    so each file is verified through what it switches, the algorithm its
+    rule names at each size, against the default, in fresh interleaved runs
+    of every algorithm the files name (whether the MPI obeys the file
+    itself is --check's and test_decision_files'). (rows, any run failed)."""
+    named = sorted({algorithm for choices in files_choices.values()
+                    for entries in choices.get(collective, {}).values() for _, algorithm in entries} - {default})
+    if not named:
+        return [], False
+    values = [default, *named]
+    found, failed = measure_interleaved(args, script_dir, directory, mpi, collective, values, command,
+                                        f"{collective} verification")
+    rows = interleaved.decide(found, collective, default, values, args.size_range, looks(args))
+    for row in rows:
+        by_algorithm = row["versus"]
+        row["versus"] = {}
+        for side, choices in files_choices.items():
+            rule = rules.rule_at(choices, row["operation"], row["processes"], row["bytes"])
+            if rule in by_algorithm:
+                row["versus"][side] = by_algorithm[rule]
+    return decide_module.with_rules(rows, files_choices, default), failed
 
 
 def runs_of(directory):
@@ -153,18 +226,33 @@ class Tuning:
             listed = ", ".join(f"{v} {n}" if v != n else v for v, n in self.offered[collective])
             directory = self.output / (collective + suffix)
             say("harmonize-tune", f"{collective}{' ' + ' '.join(extra[1:]) if extra else ''}: {len(values)} "
-                f"algorithms ({listed}), {runs_text(self.args)} each, interleaved -> {directory}", self.args.quiet)
-            decided, failed = measure(
-                self.args, self.script_dir, directory, side_options(self.mpi, collective, values) + extra,
-                self.commands[collective],
-                lambda points: decide_module.decide(points, collective, self.default, values, self.args.size_range),
-                decide_module.still_open, collective + suffix)
+                f"algorithms ({listed}), {runs_text(self.args)}{'' if self.args.interleave else ', interleaved'} "
+                f"-> {directory}", self.args.quiet)
+            if self.args.interleave:
+                decided, failed = self.interleaved(collective, values, directory, collective + suffix)
+            else:
+                decided, failed = measure(
+                    self.args, self.script_dir, directory, side_options(self.mpi, collective, values) + extra,
+                    self.commands[collective],
+                    lambda points: decide_module.decide(points, collective, self.default, values,
+                                                        self.args.size_range),
+                    decide_module.still_open, collective + suffix)
             any_failed |= failed
             if decided is None:
                 continue
             rows += decided
             choices.update(decide_module.choices_of(decided, collective))
         return rows, choices, any_failed
+
+    def interleaved(self, collective, values, directory, label):
+        """(rows, any run failed) of `values` interleaved (measure_interleaved)."""
+        found, failed = measure_interleaved(self.args, self.script_dir, directory, self.mpi, collective, values,
+                                            self.commands[collective], label)
+        if not any(found):
+            say("harmonize-tune", f"{label}: no interleaved run succeeded; skipped", self.args.quiet)
+            return None, True
+        return interleaved.decide(found, collective, self.default, values, self.args.size_range,
+                                  looks(self.args)), failed
 
     def usual(self, collectives):
         """The usual method: every algorithm once more in mode observe (the
@@ -187,7 +275,14 @@ class Tuning:
         return found
 
 
+def looks(args):
+    """The runs an interleaved comparison may pool: the level is shared among them."""
+    return args.limits[0] if args.limits else args.runs
+
+
 def runs_text(args):
-    if not args.limits:
-        return f"{args.runs} runs"
-    return f"{args.runs} to {args.limits[0]} runs (until decided)"
+    """How many runs each algorithm gets, as the progress lines say it."""
+    runs = f"{args.runs} to {args.limits[0]}" if args.limits else f"{args.runs}"
+    if args.interleave:
+        return f"{runs} interleaved run(s) of all of them together"
+    return f"{runs} runs" + (" (until decided)" if args.limits else "") + " each"

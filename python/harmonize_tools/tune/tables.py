@@ -10,9 +10,17 @@ from . import heatmap
 from .algorithms import label
 
 
-def verification_text(rows, names):
+INTERLEAVED_NOTE = ("interleaved: every algorithm a side of the same run(s); ratio = 1 + the median paired "
+                    "difference / the default's median t_global (all calls), p the pooled sign test's, "
+                    "decided at 5 % family-wise over every size and algorithm (? undecided)")
+
+
+def verification_text(rows, names, interleaved=False):
     lines = ["verification: t_global of the valid calls with the written file / without it, where the file "
              "names another algorithm than the default (95 % interval over calls and runs; ? undecided)"]
+    if interleaved:
+        lines = ["verification: the algorithm each rule of the written file names against the default, per "
+                 "size, in fresh interleaved runs; " + INTERLEAVED_NOTE]
     for row in rows:
         named = names.get(row["operation"], {})
         files = []
@@ -59,11 +67,14 @@ def ratio_text(comparison):
     if not comparison:
         return "-"
     mark = "" if comparison["decided"] else "?"
+    if comparison["delta_low"] is None:
+        # Interleaved: the pooled sign test decides (tune/interleaved.py).
+        return f"{comparison['delta']:.3f} (p {comparison['p']:.2g}){mark}"
     return f"{comparison['delta']:.3f} [{comparison['delta_low']:.3f}, {comparison['delta_high']:.3f}]{mark}"
 
 
-def table_text(rows, names):
-    lines = []
+def table_text(rows, names, interleaved=False):
+    lines = [INTERLEAVED_NOTE] if interleaved else []
     for row in rows:
         default = row["default_t_global"]
         lines.append(f"{row['operation']} P={row['processes']} {row['bytes']} B: default ({row['default']})"
