@@ -6,7 +6,7 @@ import random
 import pytest
 
 # python/ is on sys.path: tests/conftest.py
-from harmonize_tools.ab import sequential
+from harmonize_tools.ab import plan, sequential
 
 
 @pytest.mark.parametrize("positive, negative, p", [
@@ -101,6 +101,30 @@ def test_undecided_rooted_comparisons_name_their_root():
     assert [row["size"] for row in sequential.open_rows(rows, "t_global")] == [
         "MPI_COMM_WORLD bcast 8 B, root 0, side B", "MPI_COMM_WORLD bcast 8 B, root 1, side B",
         "MPI_COMM_WORLD allreduce 8 B, side B"]
+
+
+def test_a_report_without_sign_counts_is_said_not_silently_undecided():
+    old = {"comparisons": [{"communicator": "MPI_COMM_WORLD", "operation": "allreduce", "bytes": 8, "root": -1,
+                            "side": "B", "figure": "t_global", "delta": 1e-6}]}
+    rows = sequential.pooled_verdicts([old, old], max_looks=2)
+    assert rows[0]["uncounted_runs"] == 2 and rows[0]["decided_at"] is None
+    assert "2 run(s) without sign counts" in sequential.open_rows(rows, "t_global")[0]["reason"]
+    counted = comparisons((8, "t_global", 0.0, 50, 50))
+    assert sequential.pooled_verdicts([counted], max_looks=1)[0]["uncounted_runs"] == 0
+
+
+def test_a_resume_may_raise_the_looks_but_never_lower_them(tmp_path):
+    # Looks 1..L at 5 % / (m x K) add up to at most 5 % only while L <= K.
+    def interleaved_plan(looks):
+        return {"version": 1, "command": ["prog"], "runs": 1, "sides": ["interleaved"],
+                "modes": {"interleaved": "harmonize"}, "configs": {}, "settings": {}, "launcher_args": [],
+                "library": None, "sequential_looks": looks}
+    plan.prepare_directory(tmp_path, interleaved_plan(5), resume=False, aggregate_only=False)
+    (tmp_path / "runs" / "001-interleaved").mkdir()
+    assert plan.prepare_directory(tmp_path, interleaved_plan(3), resume=True,
+                                  aggregate_only=False)["sequential_looks"] == 5
+    assert plan.prepare_directory(tmp_path, interleaved_plan(8), resume=True,
+                                  aggregate_only=False)["sequential_looks"] == 8
 
 
 def simulated(seed, probability_above, looks, keys=8, blocks=150):

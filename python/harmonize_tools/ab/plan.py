@@ -72,7 +72,10 @@ def prepare_directory(output, plan, resume, aggregate_only):
         merged["runs"] = max(existing.get("runs", 0), plan["runs"])
         merged["sides"] = list(dict.fromkeys(existing["sides"] + plan["sides"]))
         if "sequential_looks" in plan:
-            merged["sequential_looks"] = plan["sequential_looks"]
+            # The level is shared among the looks (ab/sequential.py): fewer
+            # looks than before would give the looks already made more than
+            # their share, so a --resume may raise --max-runs, never lower it.
+            merged["sequential_looks"] = max(plan["sequential_looks"], existing.get("sequential_looks") or 0)
         write_json(plan_path, merged)
         return merged
     if aggregate_only:

@@ -118,6 +118,10 @@ def pooled_verdicts(runs, max_looks, family_level=FAMILY_LEVEL):
     each = level_each(len(keys), max_looks, family_level)
     counts = {key: [(int(rows[key].get("positive_blocks") or 0), int(rows[key].get("negative_blocks") or 0))
                     if key in rows else (0, 0) for rows in per_run] for key in keys}
+    # A report of a library before the sign counts has none: its blocks
+    # cannot be pooled, and the row says so rather than stay silently at p 1.
+    uncounted = {key: sum(1 for rows in per_run if key in rows and "positive_blocks" not in rows[key])
+                 for key in keys}
     # The spread each look sees: of the runs up to it.
     spreads = [dispersion([counts[key][:look] for key in keys]) for look in range(1, len(per_run) + 1)]
     result = []
@@ -137,7 +141,8 @@ def pooled_verdicts(runs, max_looks, family_level=FAMILY_LEVEL):
                        "side": side, "figure": figure, "positive_blocks": positive,
                        "negative_blocks": negative, "p": p, "level_each": each, "decided_at": decided_at,
                        "dispersion": spreads[-1] if spreads else 1.0,
-                       "verdict": verdict, "deltas": deltas, "median_delta": median(known) if known else None})
+                       "verdict": verdict, "deltas": deltas, "median_delta": median(known) if known else None,
+                       "uncounted_runs": uncounted[key]})
     return result
 
 
@@ -147,5 +152,7 @@ def open_rows(rows, decide_on):
     figure = FIGURE_OF[decide_on]
     return [{"size": f"{key_label(row)}, side {row['side']}",
              "reason": f"{row['positive_blocks']} blocks above, {row['negative_blocks']} below "
-                       f"(p {row['p']:.2g} > {row['level_each']:.2g})"}
+                       f"(p {row['p']:.2g} > {row['level_each']:.2g})"
+                       + (f"; {row['uncounted_runs']} run(s) without sign counts (a library before them): "
+                          "their blocks are not counted" if row.get("uncounted_runs") else "")}
             for row in rows if row["figure"] == figure and row["decided_at"] is None]
