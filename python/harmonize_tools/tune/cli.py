@@ -93,9 +93,9 @@ from .tables import (decisions_csv, draw_heatmaps, dropped_text, side_by_side, t
 
 EXIT_USAGE, EXIT_NO_RUNS = 2, 3
 # Calls of one algorithm in a row, interleaved: measured over TCP (osu_allreduce,
-# 2 ranks), a call right after another algorithm's ran 30-80 % slower when the
-# algorithms alternated call by call, and within 5 % of the algorithm alone
-# from 8 in a row (docs/tuning.md, "Interleaved").
+# 2 ranks), a call right after another algorithm's ran 30-80 % slower when seven
+# algorithms alternated call by call; from 8 in a row each measured what it does
+# beside one other (docs/interleave.md, "Interference").
 INTERLEAVE_RUN = 8
 
 
