@@ -42,12 +42,10 @@ def budget(args):
         return None
     if args.aggregate:
         raise ValueError("--until-decided runs more runs; --aggregate runs none: give one of them")
-    # harmonize-tune hands its own options: no --interleave there.
-    interleave = getattr(args, "interleave", False)
-    default = sequential.DEFAULT_MAX_RUNS if interleave else DEFAULT_MAX_RUNS
+    default = sequential.DEFAULT_MAX_RUNS if args.interleave else DEFAULT_MAX_RUNS
     max_runs = max(default, args.runs) if args.max_runs is None else args.max_runs
     # Interleaved, one run decides: its blocks are the sample, not the runs.
-    least = 1 if interleave else MIN_RUNS_TO_DECIDE
+    least = 1 if args.interleave else MIN_RUNS_TO_DECIDE
     if max_runs < least:
         raise ValueError(f"--max-runs {max_runs}: deciding needs at least {least} run"
                          f"{'' if least == 1 else 's a side'}")

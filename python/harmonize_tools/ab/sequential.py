@@ -14,9 +14,9 @@ Why the runs' spread widens it: the sign test takes the blocks as independent
 fair coins. Measured over TCP the runs' counts spread a little more than
 that in the first 120 A/A runs (each size's standardized count had a
 standard deviation of 1.07 where 1 is the coin's; 1.01 over 360 runs), and
-where the difference itself moves
-between runs (a speed state changing how two barriers' exits meet the call)
-pooling would take one run's lean for the machine's. So from the second look
+where the difference itself moves between runs (a speed state changing how
+two barriers' exits meet the call) pooling would take one run's lean for the
+machine's. So from the second look
 on, the pooled count is tested with its variance scaled by the dispersion the
 runs show: each comparison's standardized count per run about its own mean
 over the runs, pooled over the comparisons (a quasi-binomial test; never

@@ -79,15 +79,21 @@ def decide(points_by_side, operation, default, algorithms, sizes=None):
             if point is not None:
                 row["versus"][algorithm] = per_call.compare_runs(runs_of(point), runs_of(default_point),
                                                                  level=level)
-        faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and is_faster(c)}
-        row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
-        # The default stays either way; a tie when some algorithm could not be told from it.
-        row["tie"] = not faster and any(not (c and c["decided"]) for c in row["versus"].values())
+        choose(row)
         # Said apart from a tie: no comparison without valid calls on both sides.
         measured = {default: default_point, **{a: p for a, p in points.items() if p is not None}}
         row["no_valid"] = [a for a, point in measured.items() if not runs_of(point)]
         rows.append(row)
     return rows
+
+
+def choose(row):
+    """`row`'s choice: the fastest algorithm decidedly faster than the
+    default, else the default; a tie when some algorithm could not be told
+    from it (the default stays either way)."""
+    faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and is_faster(c)}
+    row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else row["default"]
+    row["tie"] = not faster and any(not (c and c["decided"]) for c in row["versus"].values())
 
 
 def is_faster(comparison):

@@ -15,7 +15,7 @@ difference over the default's median.
 from statistics import median
 
 from ..ab import sequential
-from .decide import is_faster
+from .decide import choose
 
 MOST_SIDES = 8  # HARMONIZE_INTERLEAVE's limit
 FIGURE = "t_global"
@@ -75,9 +75,11 @@ def decide(group_runs, operation, default, algorithms, sizes=None, looks=1):
         for row in sequential.pooled_verdicts(runs, looks, family_level=share):
             verdicts[row["communicator"], row["bytes"], row["root"], row["side"]] = row
         for info in runs:
-            for row in info["comparisons"]:
-                baselines.setdefault((row["communicator"], row["bytes"], row["root"]), []).append(
-                    row["baseline_median"])
+            # Every side's row of a key carries the same baseline: once a run.
+            medians = {(row["communicator"], row["bytes"], row["root"]): row["baseline_median"]
+                       for row in info["comparisons"]}
+            for where, value in medians.items():
+                baselines.setdefault(where, []).append(value)
     rows = []
     for (processes, size, root), communicator in sorted(keys.items()):
         base = baselines.get((communicator, size, root))
@@ -85,17 +87,14 @@ def decide(group_runs, operation, default, algorithms, sizes=None, looks=1):
             continue
         default_median = median(base)
         row = {"operation": operation, "processes": processes, "bytes": size, "default": default,
-               "default_t_global": default_median, "versus": {}, "no_valid": []}
-        row["failed"] = []
+               "default_t_global": default_median, "versus": {}, "failed": [], "no_valid": []}
         for algorithm in (a for a in algorithms if a != default):
             verdict = verdicts.get((communicator, size, root, algorithm))
             if verdict is None:
                 row["failed"].append(algorithm)
             else:
                 row["versus"][algorithm] = comparison_of(verdict, default_median)
-        faster = {a: c for a, c in row["versus"].items() if c and c["decided"] and is_faster(c)}
-        row["choice"] = min(faster, key=lambda a: faster[a]["delta"]) if faster else default
-        row["tie"] = not faster and any(c is not None and not c["decided"] for c in row["versus"].values())
+        choose(row)
         rows.append(row)
     return rows
 

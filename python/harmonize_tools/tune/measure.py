@@ -40,7 +40,7 @@ def run_sides(args, script_dir, directory, sides, command, runs):
     """harmonize-ab's runs of `sides` (its options) into `directory`, continued
     when it holds some; its tables in harmonize-ab.txt there. Its exit status."""
     argv = ["-n", str(runs), "-o", str(directory), "--no-plots", "--timeout", f"{args.timeout:g}", *sides]
-    if getattr(args, "interleave", False):
+    if args.interleave:
         # One job holds every side; harmonize-ab adds runs itself, pooling
         # their blocks under its sequential rule.
         argv += ["--interleave", "--decide-on", "t_global", "--set", f"HARMONIZE_INTERLEAVE_RUN={args.interleave_run}"]
@@ -96,7 +96,9 @@ def measure(args, script_dir, directory, sides, command, rows_of, is_open, label
 
 def interleaved_runs(directory):
     """The library's "interleave" of each successful run in a harmonize-ab
-    --interleave directory."""
+    --interleave directory (none when harmonize-ab made no plan there)."""
+    if not (directory / "plan.json").exists():
+        return []
     _, ok_runs, _ = runs_of(directory)
     return ab_interleaved.run_comparisons(side_reports(ok_runs, ab_interleaved.SIDE))
 
@@ -113,8 +115,8 @@ def measure_interleaved(args, script_dir, directory, mpi, collective, values, co
     for index, group in enumerate(groups, 1):
         where = directory if len(groups) == 1 else directory / f"sides-{index}"
         status = run_sides(args, script_dir, where, side_options(mpi, collective, group), command, args.runs)
-        runs = interleaved_runs(where) if (where / "plan.json").exists() else []
-        any_failed |= status not in (0,)
+        runs = interleaved_runs(where)
+        any_failed |= status != 0
         if runs or len(group) <= 2:
             found.append(runs)
             continue
@@ -124,7 +126,7 @@ def measure_interleaved(args, script_dir, directory, mpi, collective, values, co
             alone = where / f"alone-{algorithm}"
             run_sides(args, script_dir, alone, side_options(mpi, collective, [group[0], algorithm]), command,
                       args.runs)
-            found.append(interleaved_runs(alone) if (alone / "plan.json").exists() else [])
+            found.append(interleaved_runs(alone))
     return found, any_failed
 
 
