@@ -154,6 +154,14 @@ SlackChoice choose_slack(const NeedHistogram& seen, double base_cost, double mis
   return cheapest;
 }
 
+double missed_share(const NeedHistogram& needs, double slack) {
+  if (!(needs.total() > 0)) return 0;
+  double above = 0;
+  for (int bin = NeedHistogram::bin_of(slack); bin < NeedHistogram::kBins; ++bin)
+    above += needs.count(bin);
+  return above / needs.total();
+}
+
 double late_rate(double lates, double spin_seconds) {
   return std::max(0.0, lates) / (std::max(0.0, spin_seconds) + kLateRatePriorSpin);
 }
@@ -256,15 +264,24 @@ void SlackController::choose(int recent_periods) {
   // calls at 64 ranks, each by at most 29 ns.
   base_cost_ = base_cost;
   double next = std::min(settings_.max, chosen + drift_margin(bound_growth_));
-  // Calls that missed beyond the budget since the last choice say the slack
-  // was too small: whatever the estimates say, it does not shrink.
-  if (misses_since_choice_ > settings_.miss_target * std::max(1, calls_since_choice_))
-    next = std::max(next, slack_);
+  // A smaller slack misses at least as often as the one in force. If the
+  // calls since the last choice missed more often, and beyond the budget,
+  // than the needs say the smaller slack would, the needs are wrong (a
+  // choice misled by its estimates, issue 43): the slack does not shrink.
+  // Misses the needs do account for are no reason: beside a CPU hog the
+  // preempted calls miss beyond the budget at any affordable slack, and
+  // holding on every such choice kept a slack chosen once for good.
+  const bool shrinks = next < slack_;
+  const double missed_before = static_cast<double>(misses_since_choice_) /
+                               static_cast<double>(std::max(1, calls_since_choice_));
+  const bool held = shrinks && missed_before > std::max(settings_.miss_target, choice.missed_rate);
+  if (held) next = slack_;
   misses_since_choice_ = 0;
   calls_since_choice_ = 0;
-  // What the choice expects to miss, at least the budget: a change of the
-  // calls is told by misses beyond it.
-  predicted_miss_rate_ = std::max(settings_.miss_target, choice.missed_rate);
+  // What the slack in force is expected to miss, at least the budget: a
+  // change of the calls is told by misses beyond it.
+  predicted_miss_rate_ =
+      std::max(settings_.miss_target, held ? missed_share(needs_, next) : choice.missed_rate);
   slack_ = next;
   largest_ = std::max(largest_, slack_);
   smallest_ = std::min(smallest_, slack_);

@@ -92,6 +92,10 @@ SlackChoice choose_slack(const NeedHistogram& needs, double base_cost, double mi
                          double min, double max, double fallback, double lates_per_spin_second = 0,
                          double fixed_spin = 0);
 
+// The share of `needs` a slack misses; a slack inside a bin is charged the
+// whole bin, as the choice charges it.
+double missed_share(const NeedHistogram& needs, double slack);
+
 // How often a spinning process is descheduled, per second of spin, from
 // `lates` seen over `spin_seconds` of spinning, counted as if a further
 // kLateRatePriorSpin had been spun without a late. The plain ratio divided by
