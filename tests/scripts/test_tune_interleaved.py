@@ -15,7 +15,8 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from conftest import BIN, LIBRARY, MPI_FLAVOR, SOURCE_DIR, clean_environment, mpiexec_command  # noqa: E402
 from harmonize_tools.ab import sequential  # noqa: E402
-from harmonize_tools.tune import interleaved, rules  # noqa: E402
+from harmonize_tools.tune import decide as decide_module  # noqa: E402
+from harmonize_tools.tune import interleaved, measure, rules  # noqa: E402
 
 TUNE = SOURCE_DIR / "scripts" / "harmonize-tune"
 EXAMPLE = BIN / "harmonize-example"
@@ -81,6 +82,37 @@ def test_the_communicator_with_the_most_calls_is_the_one_tuned():
     assert len(rows) == 1 and rows[0]["choice"] == "3"
 
 
+def test_until_decided_looks_again_while_a_choice_could_change_and_stops_at_its_budget():
+    # harmonize-tune's own rule, not harmonize-ab's "every comparison
+    # decided": an algorithm as fast as the default never decides, and it
+    # must not hold the tuning to --max-runs once nothing could be chosen.
+    def row(size, **versus):
+        return {"processes": 2, "bytes": size, "default": "0", "choice": "0", "no_valid": [],
+                "versus": {algorithm: {"decided": decided, "delta": delta}
+                           for algorithm, (decided, delta) in versus.items()}}
+
+    def tuning(limits, rows_by_runs):
+        args = type("Args", (), {"runs": 1, "limits": limits, "quiet": True})()
+        asked = []
+
+        def look(runs):
+            asked.append(runs)
+            return rows_by_runs(runs), False, runs
+        rows, failed = measure.until_decided(args, "allreduce", look, decide_module.still_open)
+        return asked, rows
+
+    # 3 faster than the default but undecided after one run, decided after
+    # two; 2 as fast as the default, undecided throughout.
+    asked, rows = tuning((5, 3600), lambda runs: [row(8, **{"3": (runs >= 2, 0.8), "2": (False, 1.0)})])
+    assert asked == [1, 2] and rows[0]["versus"]["3"]["decided"]
+    # Never decided: stopped at --max-runs, the last look's rows kept.
+    asked, rows = tuning((3, 3600), lambda runs: [row(8, **{"3": (False, 0.8)})])
+    assert asked == [1, 2, 3] and len(rows) == 1
+    # Without --until-decided: one look.
+    asked, _ = tuning(None, lambda runs: [row(8, **{"3": (False, 0.8)})])
+    assert asked == [1]
+
+
 # ------------------------------------------------------------------ end to end, real library
 
 def needs_open_mpi(test):
@@ -116,6 +148,19 @@ def test_allreduce_is_tuned_from_one_interleaved_run(tmp_path):
     # three times the default's t_global here, decided whatever the load.
     assert by["4096", "1"]["decided"] == "true" and float(by["4096", "1"]["ratio_to_default"]) > 1.2
     assert "(p " in result.stdout  # the sign test's p, not an interval
+
+
+@needs_open_mpi
+def test_until_decided_adds_interleaved_runs_by_harmonize_tune_s_own_rule(tmp_path):
+    result = tune_example(tmp_path / "out", "allreduce", "--until-decided", "--max-runs", "2", "--no-verify",
+                          "--sizes", "1024:4096")
+    assert result.returncode == 0, result.stdout + result.stderr
+    plan = json.loads((tmp_path / "out" / "allreduce" / "plan.json").read_text())
+    # harmonize-tune adds the runs (--resume), not harmonize-ab's
+    # --until-decided, which stops only once every algorithm is told apart.
+    assert plan["runs"] in (1, 2) and "sequential_looks" not in plan
+    rows = list(csv.DictReader((tmp_path / "out" / "decisions.csv").open()))
+    assert {row["bytes"] for row in rows} == {"1024", "2048", "4096"}
 
 
 @needs_open_mpi

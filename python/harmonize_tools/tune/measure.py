@@ -41,11 +41,11 @@ def run_sides(args, script_dir, directory, sides, command, runs):
     when it holds some; its tables in harmonize-ab.txt there. Its exit status."""
     argv = ["-n", str(runs), "-o", str(directory), "--no-plots", "--timeout", f"{args.timeout:g}", *sides]
     if args.interleave:
-        # One job holds every side; harmonize-ab adds runs itself, pooling
-        # their blocks under its sequential rule.
+        # One job holds every side. --until-decided is harmonize-tune's own
+        # (until_decided): harmonize-ab's would add runs until every
+        # algorithm is told from the default, where a choice that can no
+        # longer change is enough.
         argv += ["--interleave", "--decide-on", "t_global", "--set", f"HARMONIZE_INTERLEAVE_RUN={args.interleave_run}"]
-        if args.limits:
-            argv += ["--until-decided", "--max-runs", str(args.limits[0]), "--max-time", f"{args.limits[1]:g}"]
     if (directory / "plan.json").exists():
         argv.append("--resume")
     if args.library:
@@ -58,23 +58,19 @@ def run_sides(args, script_dir, directory, sides, command, runs):
         return ab_cli.run_sides(argv + ["--"] + command, script_dir, table)
 
 
-def measure(args, script_dir, directory, sides, command, rows_of, is_open, label):
-    """harmonize-ab runs of `sides`, and the rows `rows_of` decides from
-    their points; with --until-decided one more run per side at a time while
-    `is_open` holds for a row and the budget allows. (rows or None when
-    harmonize-ab failed, any run failed)."""
+def until_decided(args, label, look, is_open):
+    """`look(runs)` (rows or None when nothing could be measured, any run
+    failed, the runs per side now held) once, and with --until-decided again
+    with one more run per side while `is_open` holds for a row and the budget
+    allows. Each look's verdicts are taken at the level the budget shares
+    among all of them (--max-runs looks), so stopping at any look keeps it.
+    (rows or None, any run failed)."""
     runs, started = args.runs, time.monotonic()
     while True:
         round_started = time.monotonic()
-        status = run_sides(args, script_dir, directory, sides, command, runs)
-        if status not in (0, 1):
-            say("harmonize-tune", f"{label}: harmonize-ab ended with status {status}; skipped", args.quiet)
-            return None, True
-        points, failed = points_of(directory)
-        rows = rows_of(points)
-        if not args.limits:
-            return rows, bool(failed) or status == 1
-        runs = read_plan(directory)["runs"]  # a resumed directory may hold more
+        rows, failed, runs = look(runs)
+        if rows is None or not args.limits:
+            return rows, failed
         undecided = [decide_module.open_label(row) for row in rows if is_open(row)]
         max_runs, max_time = args.limits
         elapsed = time.monotonic() - started
@@ -87,11 +83,39 @@ def measure(args, script_dir, directory, sides, command, rows_of, is_open, label
             stopped = f"--max-time {max_time:g} s would be exceeded, undecided: {', '.join(undecided)}"
         if stopped:
             say("harmonize-tune", f"{label}: until decided: {stopped} after {runs} runs per side", args.quiet)
-            return rows, bool(failed) or status == 1
+            return rows, failed
         say("harmonize-tune", f"{label}: until decided: {len(undecided)} of {len(rows)} sizes undecided after "
             f"{runs} runs per side ({', '.join(undecided[:3])}{', ...' if len(undecided) > 3 else ''}); one more "
             "run per side", args.quiet)
         runs += 1
+
+
+def measure(args, script_dir, directory, sides, command, rows_of, is_open, label):
+    """harmonize-ab runs of `sides`, and the rows `rows_of` decides from
+    their points, until decided (until_decided)."""
+    def look(runs):
+        status = run_sides(args, script_dir, directory, sides, command, runs)
+        if status not in (0, 1):
+            say("harmonize-tune", f"{label}: harmonize-ab ended with status {status}; skipped", args.quiet)
+            return None, True, runs
+        points, failed = points_of(directory)
+        # A resumed directory may hold more runs than asked.
+        return rows_of(points), bool(failed) or status == 1, read_plan(directory)["runs"]
+    return until_decided(args, label, look, is_open)
+
+
+def measure_interleaved_until_decided(args, script_dir, directory, mpi, collective, values, command, rows_of,
+                                      is_open, label):
+    """measure_interleaved, and the rows `rows_of` decides from its runs,
+    until decided (until_decided)."""
+    def look(runs):
+        found, failed = measure_interleaved(args, script_dir, directory, mpi, collective, values, command, label,
+                                            runs)
+        if not any(found):
+            say("harmonize-tune", f"{label}: no interleaved run succeeded; skipped", args.quiet)
+            return None, True, runs
+        return rows_of(found), failed, runs
+    return until_decided(args, label, look, is_open)
 
 
 def interleaved_runs(directory):
@@ -103,10 +127,10 @@ def interleaved_runs(directory):
     return ab_interleaved.run_comparisons(side_reports(ok_runs, ab_interleaved.SIDE))
 
 
-def measure_interleaved(args, script_dir, directory, mpi, collective, values, command, label):
-    """Every algorithm of `values` (the default first) a side of interleaved
-    runs, at most eight sides a job (tune/interleaved.side_groups): a list
-    per group of its runs' "interleave", and whether any run failed. A job
+def measure_interleaved(args, script_dir, directory, mpi, collective, values, command, label, runs):
+    """Every algorithm of `values` (the default first) a side of `runs`
+    interleaved runs, at most eight sides a job (tune/interleaved.side_groups):
+    a list per group of its runs' "interleave", and whether any run failed. A job
     that fails takes all its sides with it, so a group none of whose runs
     succeeded is run again one algorithm at a time beside the default: the
     one that crashes is failed alone, the others decide."""
@@ -114,18 +138,18 @@ def measure_interleaved(args, script_dir, directory, mpi, collective, values, co
     found, any_failed = [], False
     for index, group in enumerate(groups, 1):
         where = directory if len(groups) == 1 else directory / f"sides-{index}"
-        status = run_sides(args, script_dir, where, side_options(mpi, collective, group), command, args.runs)
-        runs = interleaved_runs(where)
+        status = run_sides(args, script_dir, where, side_options(mpi, collective, group), command, runs)
+        succeeded = interleaved_runs(where)
         any_failed |= status != 0
-        if runs or len(group) <= 2:
-            found.append(runs)
+        if succeeded or len(group) <= 2:
+            found.append(succeeded)
             continue
         say("harmonize-tune", f"{label}: no interleaved run of {', '.join(group)} succeeded; each algorithm "
             "again beside the default alone", args.quiet)
         for algorithm in group[1:]:
             alone = where / f"alone-{algorithm}"
             run_sides(args, script_dir, alone, side_options(mpi, collective, [group[0], algorithm]), command,
-                      args.runs)
+                      runs)
             found.append(interleaved_runs(alone))
     return found, any_failed
 
@@ -188,17 +212,20 @@ def verify_interleaved(args, script_dir, directory, mpi, collective, command, fi
     if not named:
         return [], False
     values = [default, *named]
-    found, failed = measure_interleaved(args, script_dir, directory, mpi, collective, values, command,
-                                        f"{collective} verification")
-    rows = interleaved.decide(found, collective, default, values, args.size_range, looks(args))
-    for row in rows:
-        by_algorithm = row["versus"]
-        row["versus"] = {}
-        for side, choices in files_choices.items():
-            rule = rules.rule_at(choices, row["operation"], row["processes"], row["bytes"])
-            if rule in by_algorithm:
-                row["versus"][side] = by_algorithm[rule]
-    return decide_module.with_rules(rows, files_choices, default), failed
+
+    def rows_of(found):
+        rows = interleaved.decide(found, collective, default, values, args.size_range, looks(args))
+        for row in rows:
+            by_algorithm = row["versus"]
+            row["versus"] = {}
+            for side, choices in files_choices.items():
+                rule = rules.rule_at(choices, row["operation"], row["processes"], row["bytes"])
+                if rule in by_algorithm:
+                    row["versus"][side] = by_algorithm[rule]
+        return decide_module.with_rules(rows, files_choices, default)
+
+    return measure_interleaved_until_decided(args, script_dir, directory, mpi, collective, values, command, rows_of,
+                                             decide_module.verification_open, f"{collective} verification")
 
 
 def runs_of(directory):
@@ -248,13 +275,11 @@ class Tuning:
 
     def interleaved(self, collective, values, directory, label):
         """(rows, any run failed) of `values` interleaved (measure_interleaved)."""
-        found, failed = measure_interleaved(self.args, self.script_dir, directory, self.mpi, collective, values,
-                                            self.commands[collective], label)
-        if not any(found):
-            say("harmonize-tune", f"{label}: no interleaved run succeeded; skipped", self.args.quiet)
-            return None, True
-        return interleaved.decide(found, collective, self.default, values, self.args.size_range,
-                                  looks(self.args)), failed
+        return measure_interleaved_until_decided(
+            self.args, self.script_dir, directory, self.mpi, collective, values, self.commands[collective],
+            lambda found: interleaved.decide(found, collective, self.default, values, self.args.size_range,
+                                             looks(self.args)),
+            decide_module.still_open, label)
 
     def usual(self, collectives):
         """The usual method: every algorithm once more in mode observe (the
