@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from conftest import MPI_FLAVOR, PROGRAMS, run_mpi
+from conftest import MPI_FLAVOR, PROGRAMS, TRANSPORT_PARAMS, TRANSPORTS, run_mpi
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "7"}
@@ -36,19 +36,21 @@ def communicator(report, name):
     return matches[0]
 
 
-def measure_pair(tmp_path, btl):
-    native, _ = run_job(tmp_path, "observe", btl=btl)
-    harmonized, result = run_job(tmp_path, "harmonize", btl=btl)
+def measure_pair(tmp_path, transport):
+    btl, extra = TRANSPORTS[transport]
+    native, _ = run_job(tmp_path, "observe", btl=btl, extra=extra)
+    harmonized, result = run_job(tmp_path, "harmonize", btl=btl, extra=extra)
     return (communicator(native, "MPI_COMM_WORLD"), communicator(harmonized, "MPI_COMM_WORLD"),
             result.stderr)
 
 
-def harmonized_better_than_native(native_world, world, btl):
+def harmonized_better_than_native(native_world, world, transport):
     # Median true skew: the clock and the spin-wait at work (tens of ns on a
-    # quiet machine, see docs/benchmarks.md); over TCP the native barrier's is microseconds.
+    # quiet machine, see docs/benchmarks.md); over TCP the native barrier's is
+    # microseconds. Over shared memory it is at the same floor (MPICH's: 73 ns
+    # mean), so there the harmonized one need not beat it.
     skew = world["truth_exit_skew"]["p50"]
-    return skew < 20e-6 and (not btl.startswith("tcp") or
-                             skew < native_world["truth_exit_skew"]["p50"])
+    return skew < 20e-6 and (transport != "tcp" or skew < native_world["truth_exit_skew"]["p50"])
 
 
 def flagged_as_not_harmonized(stderr):
@@ -59,14 +61,14 @@ def flagged_as_not_harmonized(stderr):
                for line in stderr.splitlines())
 
 
-@pytest.mark.parametrize("btl", ["tcp,self", "vader,self"])
-def test_harmonized_barrier_is_a_barrier_with_small_true_skew(tmp_path, btl):
-    native_world, world, stderr = measure_pair(tmp_path, btl)
-    if not harmonized_better_than_native(native_world, world, btl):
+@pytest.mark.parametrize("transport", TRANSPORT_PARAMS)
+def test_harmonized_barrier_is_a_barrier_with_small_true_skew(tmp_path, transport):
+    native_world, world, stderr = measure_pair(tmp_path, transport)
+    if not harmonized_better_than_native(native_world, world, transport):
         # A spinning process preempted for milliseconds by a neighbour's burst
         # of load ruins a whole run; one fresh pair of runs tells a load spike
         # from a broken barrier (which fails twice).
-        native_world, world, stderr = measure_pair(tmp_path / "again", btl)
+        native_world, world, stderr = measure_pair(tmp_path / "again", transport)
     assert world["calls"] == 3000 and world["harmonized_calls"] == 3000
     assert world["truth_space_violations"] == 0
     assert world["truth_exit_skew"]["count"] == 3000
@@ -82,7 +84,7 @@ def test_harmonized_barrier_is_a_barrier_with_small_true_skew(tmp_path, btl):
     # Under sustained load (a CPU hog beside the test) the ranks may really
     # not be running when their deadlines come: then the library must say so
     # rather than print numbers that look fine.
-    assert harmonized_better_than_native(native_world, world, btl) or \
+    assert harmonized_better_than_native(native_world, world, transport) or \
         flagged_as_not_harmonized(stderr), (native_world["truth_exit_skew"], world["truth_exit_skew"], stderr)
 
 

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, find_number, harmonize_lines,
-                      keys_of, skip_unless_mpi4py_matches, timed_report, world_of)
+from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, TRANSPORT_PARAMS, TRANSPORTS, find_number,
+                      harmonize_lines, keys_of, skip_unless_mpi4py_matches, timed_report, world_of)
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
                "HARMONIZE_TEST_CLOCK_SEED": "29"}
@@ -34,21 +34,7 @@ def truth_of(stdout):
     return {words[i]: tuple(float(w) for w in words[i + 1:i + 4]) for i in (1, 5)}
 
 
-# Open MPI picks its transport by BTL; MPICH (ch4:ucx) by UCX's, with the
-# processes of one host kept from shared memory.
-TRANSPORTS = ({"shm": ("self,vader", {}), "tcp": ("self,tcp", {})} if MPI_FLAVOR == "openmpi" else
-              {"shm": (None, {}), "tcp": (None, {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp"})})
-
-
-# MPICH 4.0.2's UCX TCP transport hangs in MPI_Finalize now and then beside a
-# CPU hog (openucx/ucx#8738, as test_lab.py says): 2-4 runs in 12, with or
-# without the library. Its shared-memory case still runs.
-UCX_TCP_HANG = pytest.mark.skipif(MPI_FLAVOR == "mpich", reason="MPICH's UCX TCP transport hangs in "
-                                  "MPI_Finalize beside a load (openucx/ucx#8738)")
-
-
-@pytest.mark.parametrize("transport", [pytest.param(name, marks=UCX_TCP_HANG) if name == "tcp" else name
-                                       for name in TRANSPORTS])
+@pytest.mark.parametrize("transport", TRANSPORT_PARAMS)
 def test_arrival_skew_t_global_and_overlap_agree_with_the_truth(tmp_path, transport):
     btl, extra = TRANSPORTS[transport]
     report, result = report_of(
