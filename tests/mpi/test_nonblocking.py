@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from conftest import (MPI_FLAVOR, PROGRAMS, PYTHON, SOURCE_DIR, TRANSPORT_PARAMS, TRANSPORTS, find_number,
+from conftest import (PROGRAMS, PYTHON, SOURCE_DIR, TRANSPORT_PARAMS, TRANSPORTS, find_number,
                       harmonize_lines, keys_of, skip_unless_mpi4py_matches, timed_report, world_of)
 
 TEST_CLOCKS = {"HARMONIZE_TEST_CLOCK_OFFSET": "1ms", "HARMONIZE_TEST_CLOCK_DRIFT": "50ppm",
