@@ -48,6 +48,16 @@ TEST_CASE("the late-exit threshold is 10 clock reads, never below 500 ns", "[log
   CHECK(late_exit_threshold(std::numeric_limits<double>::quiet_NaN()) == 500e-9);
 }
 
+TEST_CASE("a yielding wait spins its last 4 yields, never less than 2 us", "[logic]") {
+  CHECK(spin_tail_after_yield(0.85e-6) == Approx(3.4e-6));
+  CHECK(spin_tail_after_yield(0.3e-6) == 2e-6);
+  CHECK(spin_tail_after_yield(0.0) == 2e-6);
+  CHECK(spin_tail_after_yield(-1.0) == 2e-6);
+  CHECK(spin_tail_after_yield(std::numeric_limits<double>::infinity()) == 2e-6);
+  // The tail outlasts the late-exit threshold's overshoot of a plain spin.
+  CHECK(spin_tail_after_yield(0.0) > late_exit_threshold(100e-9));
+}
+
 TEST_CASE("observe's next flush comes where the clock expires, at the calls' pace",
           "[logic][decision]") {
   CHECK(calls_until_expiry(1.0, 5e-3, 512) == 200);

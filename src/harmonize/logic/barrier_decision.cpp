@@ -32,6 +32,12 @@ double late_exit_threshold(double clock_read_cost) {
   return std::max(kLateExitFloor, reads);
 }
 
+double spin_tail_after_yield(double yield_cost) {
+  const double yields =
+      std::isfinite(yield_cost) && yield_cost > 0 ? kSpinTailYields * yield_cost : 0.0;
+  return std::max(kSpinTailFloor, yields);
+}
+
 bool keeps_old_clock(double old_bound, double new_bound) {
   return new_bound > kWorseResyncFactor * old_bound && new_bound - old_bound > kWorseResyncFloor;
 }

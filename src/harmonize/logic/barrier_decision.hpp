@@ -69,4 +69,17 @@ inline constexpr double kLateExitFloor = 500e-9;
 inline constexpr double kLateExitReads = 10.0;
 double late_exit_threshold(double clock_read_cost);
 
+// A process that yields the CPU while it waits (an oversubscribed node)
+// stops yielding this long before its deadline and spins the rest: one
+// sched_yield and read took 0.85 us at p50 on this VM with nobody else to
+// run, more than the late-exit threshold, so a yield up to the deadline left
+// 75 % of the calls late by that much though nothing was descheduled (4 ranks
+// on 2 cores, 2 of them asleep outside the communicator). The tail is a few
+// such rounds, never below 2 us; a process that shares its core with a
+// member waiting for the same deadline is late by the scheduler's round
+// either way.
+inline constexpr double kSpinTailFloor = 2e-6;
+inline constexpr double kSpinTailYields = 4.0;
+double spin_tail_after_yield(double yield_cost);
+
 }  // namespace harmonize::logic

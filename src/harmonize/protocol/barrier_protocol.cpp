@@ -16,13 +16,15 @@
 namespace harmonize::protocol {
 namespace {
 
-// What one read of the global clock costs here: the granularity of a spin's
-// exit, from which the late-exit threshold derives.
-double median_read_cost(const clock::GlobalClock& clock) {
+// What one round of a spin costs here (a read of the global clock, after a
+// sched_yield when `yield`): the granularity of a spin's exit, from which
+// the late-exit threshold and the spinning tail of a yielding wait derive.
+double median_spin_round(const clock::GlobalClock& clock, bool yield) {
   constexpr int kSamples = 63;
   std::array<double, kSamples> costs{};
   double before = clock.now();
   for (double& cost : costs) {
+    if (yield) sched_yield();
     const double after = clock.now();
     cost = after - before;
     before = after;
@@ -42,9 +44,10 @@ void nap_for(double nap) {
 // Spins from the read `t` until `deadline` on `clock`; returns the read that
 // ended the spin. A plain spin: the CPU's pause instruction between reads
 // (x86 `pause`) was measured against it and left later (docs/barrier.md,
-// "Spin").
+// "Spin"). With `yield_until_tail` it yields the CPU between reads until
+// that long before the deadline (logic::spin_tail_after_yield).
 double wait_until(const clock::GlobalClock& clock, double deadline, double t,
-                  [[maybe_unused]] bool yield) {
+                  [[maybe_unused]] std::optional<double> yield_until_tail) {
 #ifdef HARMONIZE_SMPI
   // In SimGrid every read of the clock is a call into the simulator, wall
   // time that buys nothing, and harmonize-scale makes reads cost no simulated
@@ -76,8 +79,8 @@ double wait_until(const clock::GlobalClock& clock, double deadline, double t,
     nap_for(deadline - t - kSpinTail);
     t = clock.now();
   }
-  if (yield) {
-    while (t < deadline) {
+  if (yield_until_tail) {
+    while (t < deadline - *yield_until_tail) {
       sched_yield();
       t = clock.now();
     }
@@ -167,7 +170,9 @@ void BarrierProtocol::measure_slack() {
     if (round > kWarmUp) needs.push_back(agreed[1]);
   }
   slack_measured_ = true;
-  late_threshold_ = logic::late_exit_threshold(median_read_cost(clock_.clock()));
+  late_threshold_ = logic::late_exit_threshold(median_spin_round(clock_.clock(), false));
+  if (settings_.yield_while_spinning)
+    yield_tail_ = logic::spin_tail_after_yield(median_spin_round(clock_.clock(), true));
   std::sort(needs.begin(), needs.end());  // the histogram does not mind the order
   const logic::MeasuredLatency measured{needs[needs.size() / 2], needs[needs.size() * 9 / 10]};
   const auto pointer = [](const std::optional<double>& value) { return value ? &*value : nullptr; };
@@ -326,11 +331,11 @@ int BarrierProtocol::harmonized(const arrival::ArrivalDelays* arrival) {
     stats.lateness.add(t - deadline);
     // A delayed member may still leave on the pattern (its flag says 0 all
     // the same: the others left late).
-    if (t < target) t = wait_until(*clock, target, t, settings_.yield_while_spinning);
+    if (t < target) t = wait_until(*clock, target, t, yield_tail_);
   } else {
     misses_in_a_row_ = 0;
     stats.wait.add(deadline - t);
-    t = wait_until(*clock, target, t, settings_.yield_while_spinning);
+    t = wait_until(*clock, target, t, yield_tail_);
     // A process descheduled while spinning wakes after the deadline: it saw
     // the deadline in time, yet it leaves late, and only it can know. Fed to
     // the slack as the rate at which spins are preempted (a longer slack is a

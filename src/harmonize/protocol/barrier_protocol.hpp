@@ -127,6 +127,9 @@ class BarrierProtocol {
   double last_missed_by_ = 0;
   bool slack_measured_ = false;
   double late_threshold_ = 0;  // set with the slack, at the first call
+  // Set with it when yielding: how long before its deadline a wait stops
+  // yielding and spins (nullopt: it never yields).
+  std::optional<double> yield_tail_;
   int misses_in_a_row_ = 0;
   int last_flag_ = -1;
   // Harmonized calls so far, the same on every member: what a random
