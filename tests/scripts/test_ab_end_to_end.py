@@ -260,13 +260,14 @@ def test_the_collective_itself_per_call(finished):
     assert "the collective itself, per call" in finished["result"].stdout
 
 
-def test_interleave_compares_the_sides_inside_one_run(tmp_path):
-    # A side that leaves rank 0 10 us late against t0, inside one run: the
-    # sides folded into HARMONIZE_INTERLEAVE, the library's comparison in the
-    # table and summary (issue 45).
-    out = tmp_path / "interleaved"
-    result = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY,
-                     "--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
+INTERLEAVED_LATE = ["--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
+
+
+def interleaved_late_runs(out):
+    """One interleaved run of t0 against 10 us late, then a second (--resume):
+    (the first run's t_global rows, the table after it, the rows across both,
+    the table after both)."""
+    result = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY, *INTERLEAVED_LATE]
                     + example_command("-m", "8:16", "-i", "300"))
     assert result.returncode == 0, result.stderr
     plan = json.loads((out / "plan.json").read_text())
@@ -276,30 +277,44 @@ def test_interleave_compares_the_sides_inside_one_run(tmp_path):
     runs = json.loads((out / "summary.json").read_text())["interleaved"]
     assert len(runs) == 1  # one run by default
     rows = [row for row in runs[0]["comparisons"] if row["figure"] == "t_global"]
+    table = (out / "table.txt").read_text()
+    more = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY, "--resume", "-n", "2",
+                   *INTERLEAVED_LATE] + example_command("-m", "8:16", "-i", "300"))
+    assert more.returncode == 0, more.stderr
+    across = json.loads((out / "summary.json").read_text())["interleaved_across"]
+    return rows, table, across, (out / "table.txt").read_text()
+
+
+def decided_lower(rows, across):
+    return (any(row["decided"] and row["delta"] <= 0 for row in rows) or
+            any(row["verdict"] not in ("higher in every run", "not decided in every run") for row in across))
+
+
+def test_interleave_compares_the_sides_inside_one_run(tmp_path):
+    # A side that leaves rank 0 10 us late against t0, inside one run: the
+    # sides folded into HARMONIZE_INTERLEAVE, the library's comparison in the
+    # table and summary (issue 45).
+    # The plumbing, not the verdict: 9.9-10.1 us decided when idle, but beside
+    # a CPU hog (3 busy processes on 2 cores) t_global's median was 8 ms, and
+    # 155 blocks may decide nothing, or, at the sign test's level (2.5 % a
+    # side), decide it lower: -16 us once in CI. A fresh pair of runs tells
+    # that chance from a wrong sign, which decides lower twice. The delay
+    # recovered is tests/mpi/test_interleave.py's.
+    rows, table, across, final_table = interleaved_late_runs(tmp_path / "interleaved")
+    if decided_lower(rows, across):
+        rows, table, across, final_table = interleaved_late_runs(tmp_path / "again")
     assert [row["bytes"] for row in rows] == [8, 16]
     for row in rows:
-        # The plumbing, not the verdict: 9.9-10.1 us decided when idle, but
-        # beside a CPU hog (3 busy processes on 2 cores) t_global's median
-        # was 8 ms and 155 blocks may decide nothing; never the wrong way.
-        # The delay recovered is tests/mpi/test_interleave.py's.
         assert row["side"] == "late" and row["blocks"] > 100, row
         assert row["delta"] > 0 or not row["decided"], row
-    table = (out / "table.txt").read_text()
     assert "interleaved run 1 (seed" in table and "delta: the side less t0" in table
     assert "the collective itself" not in table  # one side holds both: no self-comparison
     assert "across the" not in table
-    # A second run: whether the runs agree, per size.
-    more = run_ab(["--interleave", "--no-plots", "-o", out, "--library", LIBRARY, "--resume", "-n", "2",
-                   "--side", "t0:ARRIVAL=none", "--side", "late:ARRIVAL=rank:0:10us", "--"]
-                  + example_command("-m", "8:16", "-i", "300"))
-    assert more.returncode == 0, more.stderr
-    across = json.loads((out / "summary.json").read_text())["interleaved_across"]
+    # The second run: whether the runs agree, per size.
     assert {(row["bytes"], row["figure"]) for row in across} == {
         (8, "t_global"), (16, "t_global"), (8, "local_max"), (16, "local_max")}
-    # Beside a CPU hog a run may decide nothing: never lower.
-    assert all(row["verdict"] in ("higher in every run", "not decided in every run")
-               for row in across), across
-    assert "across the 2 interleaved runs" in (out / "table.txt").read_text()
+    assert not decided_lower([], across), across
+    assert "across the 2 interleaved runs" in final_table
 
 
 def test_interleave_until_decided_pools_the_runs_blocks(tmp_path):
